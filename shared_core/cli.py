@@ -1,0 +1,569 @@
+"""The ``temporal-rag`` command line: a demo and read-only views of any ledger file.
+
+Commands::
+
+    temporal-rag demo    [--ledger PATH] [--fresh]
+    temporal-rag current --ledger PATH [--namespace NS] [--subject S] [--relation R] [--json]
+    temporal-rag history SUBJECT RELATION --ledger PATH [--namespace NS] [--known-at ISO] [--json]
+    temporal-rag as-of   --ledger PATH [--valid-at ISO] [--known-at ISO] [--namespace NS]
+                         [--subject S] [--relation R] [--json]
+    temporal-rag explain FACT_ID --ledger PATH [--json]
+
+Exit codes: 0 success, 1 an error of the ledger or of the request (e.g. an unknown fact id),
+2 a usage error (bad arguments, a naive datetime, a missing ledger file, a file that is not a
+ledger). Read commands never create a ledger. Errors are one line on stderr, never a traceback.
+
+Rich is imported only by the functions that render, so importing this module stays cheap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import fields, is_dataclass
+from datetime import UTC, datetime, time
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from shared_core.clock import parse_datetime
+from shared_core.errors import (
+    InvalidInputError,
+    LedgerNotFoundError,
+    NotALedgerError,
+    TemporalRagError,
+)
+from shared_core.facts import DEFAULT_NAMESPACE, Fact, Reason, ReasonKind
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    from shared_core.ledger import Explanation, SQLiteLedger
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+PROG = "temporal-rag"
+DEFAULT_DEMO_LEDGER = "temporal-rag-demo.sqlite"
+SIDE_FILES = ("-wal", "-shm", "-journal")
+
+Handler = Callable[[argparse.Namespace, "Console"], int]
+IdStyle = Literal["full", "short", "none"]
+
+
+class CliError(Exception):
+    """A failure reported as one line on stderr with an exit code (no traceback)."""
+
+    def __init__(self, message: str, code: int = EXIT_ERROR) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+# --------------------------------------------------------------------------- entry point
+def main(argv: list[str] | None = None, *, console: Console | None = None) -> int:
+    """Run the command line; returns the exit code (``console`` is for tests and embedding)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse has printed usage or help already
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    handler: Handler = args.handler
+    try:
+        return handler(args, console if console is not None else _default_console())
+    except CliError as exc:
+        return _fail(exc.message, exc.code)
+    except NotALedgerError as exc:
+        return _fail(str(exc), EXIT_USAGE)
+    except InvalidInputError as exc:
+        return _fail(str(exc), EXIT_USAGE)
+    except TemporalRagError as exc:
+        return _fail(str(exc), EXIT_ERROR)
+    except OSError as exc:
+        return _fail(str(exc), EXIT_ERROR)
+    except KeyboardInterrupt:
+        return _fail("interrupted", 130)
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    return code
+
+
+def _default_console() -> Console:
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+# --------------------------------------------------------------------------- arguments
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``temporal-rag`` (every subcommand)."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Temporally valid memory: a bi-temporal fact ledger you can query in "
+        "valid time (when a fact was true) and record time (when the memory knew it).",
+        epilog=f"Start with `{PROG} demo`, then try the read commands on the file it writes. "
+        "Datetimes are ISO-8601 with an offset, e.g. 2022-06-01T00:00:00Z.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    demo = commands.add_parser(
+        "demo",
+        help="write a small changing timeline and show it",
+        description="Write Maria's changing timeline into a ledger file, then show the "
+        "current state, a history and as-of answers.",
+    )
+    demo.add_argument(
+        "--ledger",
+        default=DEFAULT_DEMO_LEDGER,
+        metavar="PATH",
+        help=f"where to write it (default: ./{DEFAULT_DEMO_LEDGER})",
+    )
+    demo.add_argument(
+        "--fresh",
+        action="store_true",
+        help="delete an existing ledger at PATH (and its -wal/-shm) first",
+    )
+    demo.set_defaults(handler=_cmd_demo)
+    _add_read_commands(commands, _shared_options())
+    return parser
+
+
+def _shared_options() -> dict[str, argparse.ArgumentParser]:
+    def group() -> argparse.ArgumentParser:
+        return argparse.ArgumentParser(add_help=False)
+
+    options = {name: group() for name in ("ledger", "output", "namespace", "narrow", "known_at")}
+    options["ledger"].add_argument("--ledger", required=True, metavar="PATH", help="ledger file")
+    options["output"].add_argument("--json", action="store_true", help="print JSON, not tables")
+    options["namespace"].add_argument(
+        "--namespace",
+        default=DEFAULT_NAMESPACE,
+        metavar="NS",
+        help=f"the namespace to read (default: {DEFAULT_NAMESPACE})",
+    )
+    options["narrow"].add_argument("--subject", metavar="S", help="only facts about S")
+    options["narrow"].add_argument("--relation", metavar="R", help="only facts with relation R")
+    options["known_at"].add_argument(
+        "--known-at",
+        type=_datetime_arg("--known-at"),
+        metavar="ISO",
+        help="as recorded up to this time (default: now)",
+    )
+    return options
+
+
+def _add_read_commands(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    options: dict[str, argparse.ArgumentParser],
+) -> None:
+    def parents(*names: str) -> list[argparse.ArgumentParser]:
+        return [options[name] for name in names]
+
+    current = commands.add_parser(
+        "current",
+        parents=parents("ledger", "namespace", "narrow", "output"),
+        help="what is true now, as known now",
+    )
+    current.set_defaults(handler=_cmd_current)
+
+    history = commands.add_parser(
+        "history",
+        parents=parents("ledger", "namespace", "known_at", "output"),
+        help="every version of one (subject, relation) key, in valid-time order",
+    )
+    history.add_argument("subject", metavar="SUBJECT")
+    history.add_argument("relation", metavar="RELATION")
+    history.set_defaults(handler=_cmd_history)
+
+    as_of = commands.add_parser(
+        "as-of",
+        parents=parents("ledger", "known_at", "namespace", "narrow", "output"),
+        help="what was true at --valid-at, as known at --known-at",
+    )
+    as_of.add_argument(
+        "--valid-at",
+        type=_datetime_arg("--valid-at"),
+        metavar="ISO",
+        help="when the facts were true in the world (default: now)",
+    )
+    as_of.set_defaults(handler=_cmd_as_of)
+
+    explain = commands.add_parser(
+        "explain",
+        parents=parents("ledger", "output"),
+        help="every record of a fact id and why it stands where it does",
+    )
+    explain.add_argument("fact_id", metavar="FACT_ID")
+    explain.set_defaults(handler=_cmd_explain)
+
+
+def _datetime_arg(option: str) -> Callable[[str], datetime]:
+    def parse(text: str) -> datetime:
+        try:
+            return parse_datetime(text, option)
+        except InvalidInputError as exc:  # argparse reports it as a usage error (exit 2)
+            raise argparse.ArgumentTypeError(f"{exc.problem}; {exc.fix}") from exc
+
+    parse.__name__ = "datetime"  # argparse names the type in some messages
+    return parse
+
+
+# --------------------------------------------------------------------------- commands
+def _cmd_demo(args: argparse.Namespace, console: Console) -> int:
+    from shared_core.demo import run_demo
+
+    path = Path(args.ledger)
+    prepare_demo_path(path, fresh=bool(args.fresh))
+    run_demo(path, console)
+    return EXIT_OK
+
+
+def _cmd_current(args: argparse.Namespace, console: Console) -> int:
+    with open_existing_ledger(Path(args.ledger)) as ledger:
+        facts = ledger.current(
+            namespace=args.namespace, subject=args.subject, relation=args.relation
+        )
+    if args.json:
+        return _emit_json(console, [fact.to_dict() for fact in facts])
+    title = f"Current facts (namespace {args.namespace!r})"
+    _print_facts(console, facts, title, empty="Nothing is current.")
+    return EXIT_OK
+
+
+def _cmd_history(args: argparse.Namespace, console: Console) -> int:
+    with open_existing_ledger(Path(args.ledger)) as ledger:
+        facts = ledger.history(
+            args.subject, args.relation, namespace=args.namespace, known_at=args.known_at
+        )
+    if args.json:
+        return _emit_json(console, [fact.to_dict() for fact in facts])
+    known = f", as known at {format_time(args.known_at)}" if args.known_at else ""
+    title = f"History of {args.subject} / {args.relation}{known}"
+    if not facts:
+        console.print(_plain(f"{title}: no versions."))
+    else:
+        console.print(fit_ids(console, lambda ids: timeline_table(facts, title=title, ids=ids)))
+    return EXIT_OK
+
+
+def _cmd_as_of(args: argparse.Namespace, console: Console) -> int:
+    valid_at: datetime | None = args.valid_at
+    known_at: datetime | None = args.known_at
+    with open_existing_ledger(Path(args.ledger)) as ledger:
+        facts = ledger.as_of(
+            valid_at=valid_at,
+            known_at=known_at,
+            namespace=args.namespace,
+            subject=args.subject,
+            relation=args.relation,
+        )
+    if args.json:
+        return _emit_json(console, [fact.to_dict() for fact in facts])
+    valid = f"Valid at {format_time(valid_at)}" if valid_at else "Valid now"
+    known = f"as known at {format_time(known_at)}" if known_at else "as known now"
+    title = f"{valid}, {known} (namespace {args.namespace!r})"
+    _print_facts(console, facts, title, empty="Nothing was valid then, as known then.")
+    return EXIT_OK
+
+
+def _cmd_explain(args: argparse.Namespace, console: Console) -> int:
+    with open_existing_ledger(Path(args.ledger)) as ledger:
+        explanation = ledger.explain(args.fact_id)
+    if args.json:
+        return _emit_json(console, explanation_to_dict(explanation))
+    console.print(_plain(explanation.summary()))
+    if explanation.versions:
+        console.print(versions_table(explanation))
+    else:
+        console.print(_plain("This statement has no version of its own."))
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- ledger files
+@contextmanager
+def open_existing_ledger(path: Path) -> Iterator[SQLiteLedger]:
+    """Open a ledger file that must already exist (read commands never create one)."""
+    from shared_core.ledger import SQLiteLedger
+
+    try:
+        ledger = SQLiteLedger(path, create=False)
+    except LedgerNotFoundError as exc:
+        raise CliError(f"{exc} (write one with `{PROG} demo --ledger {path}`)", EXIT_USAGE) from exc
+    with ledger:
+        yield ledger
+
+
+def prepare_demo_path(path: Path, *, fresh: bool) -> None:
+    """Refuse to overwrite a non-empty file; with ``fresh`` delete an old ledger first.
+
+    Even with ``fresh``, a file that is not an SQLite database is left alone: a mistyped
+    ``--ledger`` must not delete someone's document.
+    """
+    if path.is_dir():
+        raise CliError(f"{path} is a directory; pass the path of a ledger file", EXIT_USAGE)
+    if not path.parent.is_dir():
+        raise CliError(f"directory {path.parent} does not exist; create it first", EXIT_USAGE)
+    exists = path.exists() and path.stat().st_size > 0
+    if exists and not fresh:
+        raise CliError(
+            f"{path} already exists; pass --fresh to replace it, or choose another --ledger"
+        )
+    if not fresh:
+        return
+    if exists and not _looks_like_sqlite(path):
+        raise CliError(f"{path} is not an SQLite ledger file; refusing to delete it")
+    for candidate in [path, *(path.with_name(path.name + side) for side in SIDE_FILES)]:
+        candidate.unlink(missing_ok=True)
+
+
+def _looks_like_sqlite(path: Path) -> bool:
+    with path.open("rb") as handle:
+        return handle.read(16) == b"SQLite format 3\x00"
+
+
+# --------------------------------------------------------------------------- values
+def format_time(value: datetime | None, *, missing: str = "—") -> str:
+    """A compact UTC form for tables: the date alone at midnight, else to the second."""
+    if value is None:
+        return missing
+    utc = value.astimezone(UTC)
+    if utc.time() == time(0):
+        return utc.date().isoformat()
+    return utc.strftime("%Y-%m-%d %H:%M:%SZ")
+
+
+def short_id(fact_id: str | None) -> str:
+    """The first eight characters of a fact id (enough to tell facts apart in a table)."""
+    return "—" if fact_id is None else fact_id[:8]
+
+
+def shown_object(fact: Fact) -> str:
+    """The object for display, or the text of plain prose."""
+    return fact.text if fact.object is None else str(fact.object)
+
+
+_REASON_VERBS = {
+    ReasonKind.SUPERSEDED: "superseded by",
+    ReasonKind.RETRACTED: "retracted by",
+    ReasonKind.EXPIRED: "ended at its valid_to",
+    ReasonKind.REVISED: "revised by",
+    ReasonKind.CORRECTED: "corrected by",
+    ReasonKind.WITHDRAWN: "withdrawn",
+    ReasonKind.MERGED: "merged into",
+    ReasonKind.UNDONE: "undone",
+}
+
+
+def describe_reason(reason: Reason | None, labels: Mapping[str, str] | None = None) -> str:
+    """E.g. ``superseded by Lisbon (ca376fe0)``; ``labels`` map fact ids to objects."""
+    if reason is None:
+        return ""
+    text = _REASON_VERBS[reason.kind]
+    if reason.by is not None:
+        label = (labels or {}).get(reason.by)
+        text += f" {label} ({short_id(reason.by)})" if label else f" {short_id(reason.by)}"
+    if reason.score is not None:
+        text += f", score {reason.score:.3f}"
+    return text
+
+
+def why_ended(fact: Fact, labels: Mapping[str, str] | None = None) -> str:
+    """Why a version is not current: its retirement in record time, else the end of validity."""
+    if fact.retired_at is not None:
+        return (
+            f"retired {format_time(fact.retired_at)}: {describe_reason(fact.retire_reason, labels)}"
+        )
+    return describe_reason(fact.end_reason, labels)
+
+
+# --------------------------------------------------------------------------- rendering
+def _plain(text: str) -> Text:
+    from rich.text import Text
+
+    return Text(text)  # never rich markup: ledger text may contain [brackets]
+
+
+_FIXED_COLUMNS = {"valid from", "valid to", "recorded at", "retired at", "status", "as known on"}
+
+
+def new_table(title: str, columns: Sequence[str]) -> Table:
+    """A plain table: times and statuses never wrap, text columns fold when space is short."""
+    from rich import box
+    from rich.table import Table
+
+    table = Table(
+        title=title,
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        collapse_padding=True,
+    )
+    for name in columns:
+        if name in _FIXED_COLUMNS:
+            table.add_column(name, no_wrap=True)
+        elif name == "id":
+            table.add_column(name, overflow="fold", style="dim", min_width=8)
+        else:
+            table.add_column(name, overflow="fold", min_width=min(len(name), 8))
+    return table
+
+
+def _id_column(ids: IdStyle) -> list[str]:
+    return [] if ids == "none" else ["id"]
+
+
+def _id_cell(fact: Fact, ids: IdStyle) -> list[str]:
+    if ids == "none":
+        return []
+    return [fact.id if ids == "full" else short_id(fact.id)]
+
+
+def fit_ids(console: Console, build: Callable[[IdStyle], Table]) -> Table:
+    """The table with full fact ids if it fits the console, else with shortened ids."""
+    from rich.measure import Measurement
+
+    table = build("full")
+    unbounded = console.options.update(max_width=10_000)  # the width it wants, unclamped
+    if Measurement.get(console, unbounded, table).maximum <= console.width:
+        return table
+    table = build("short")
+    table.caption = "ids shortened to fit: widen the terminal or use --json for full ids"
+    table.caption_justify = "left"
+    return table
+
+
+def add_row(table: Table, cells: Iterable[str]) -> None:
+    """Add a row of literal text (no rich markup)."""
+    from rich.text import Text
+
+    table.add_row(*(Text(cell) for cell in cells))
+
+
+def facts_table(facts: Sequence[Fact], *, title: str, ids: IdStyle = "full") -> Table:
+    """Facts valid at one instant: who, what, since when, known since when (and their ids)."""
+    show_to = any(fact.valid_to is not None for fact in facts)
+    columns = ["subject", "relation", "object", "valid from"]
+    columns += ["valid to"] if show_to else []
+    table = new_table(title, [*columns, "recorded at", *_id_column(ids)])
+    for fact in facts:
+        cells = [
+            fact.subject or "",
+            fact.relation or "",
+            shown_object(fact),
+            format_time(fact.valid_from),
+        ]
+        cells += [format_time(fact.valid_to, missing="open")] if show_to else []
+        cells += [format_time(fact.recorded_at), *_id_cell(fact, ids)]
+        add_row(table, cells)
+    return table
+
+
+def timeline_table(facts: Sequence[Fact], *, title: str, ids: IdStyle = "full") -> Table:
+    """One key's versions in valid-time order, with why each ended or was retired."""
+    labels = {fact.id: shown_object(fact) for fact in facts}
+    columns = [
+        "object",
+        "valid from",
+        "valid to",
+        "recorded at",
+        "status",
+        "why it ended / was retired",
+        *_id_column(ids),
+    ]
+    table = new_table(title, columns)
+    for fact in facts:
+        add_row(
+            table,
+            [
+                shown_object(fact),
+                format_time(fact.valid_from),
+                format_time(fact.valid_to, missing="open"),
+                format_time(fact.recorded_at),
+                str(fact.status),
+                why_ended(fact, labels),
+                *_id_cell(fact, ids),
+            ],
+        )
+    return table
+
+
+def versions_table(explanation: Explanation) -> Table:
+    """Every record of the version named by an explained fact id, in record order."""
+    columns = [
+        "object",
+        "valid from",
+        "valid to",
+        "recorded at",
+        "retired at",
+        "status",
+        "why it ended / was retired",
+    ]
+    table = new_table(f"Version records of {explanation.fact_id}", columns)
+    for fact in explanation.versions:
+        add_row(
+            table,
+            [
+                shown_object(fact),
+                format_time(fact.valid_from),
+                format_time(fact.valid_to, missing="open"),
+                format_time(fact.recorded_at),
+                format_time(fact.retired_at, missing="believed"),
+                str(fact.status),
+                why_ended(fact),
+            ],
+        )
+    return table
+
+
+def _print_facts(console: Console, facts: Sequence[Fact], title: str, *, empty: str) -> None:
+    if facts:
+        console.print(fit_ids(console, lambda ids: facts_table(facts, title=title, ids=ids)))
+    else:
+        console.print(_plain(f"{title}: {empty}"))
+
+
+# --------------------------------------------------------------------------- JSON
+def to_jsonable(value: Any) -> Any:
+    """Plain JSON values from facts, records, reasons, datetimes and enums."""
+    if isinstance(value, Fact):
+        return value.to_dict()
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Enum):
+        return value.value
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, Mapping):
+        return {str(key): to_jsonable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_jsonable(item) for item in value]
+    return value
+
+
+def explanation_to_dict(explanation: Explanation) -> dict[str, Any]:
+    """An explanation as JSON-ready data (its summary included)."""
+    return {
+        "fact_id": explanation.fact_id,
+        "summary": explanation.summary(),
+        "reason": to_jsonable(explanation.reason),
+        "statements": to_jsonable(explanation.statements),
+        "versions": to_jsonable(explanation.versions),
+        "part_of": to_jsonable(explanation.part_of),
+    }
+
+
+def _emit_json(console: Console, payload: Any) -> int:
+    console.file.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    console.file.flush()
+    return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover - `python -m shared_core.cli`
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""Time: aware datetimes at the edges, integer epoch microseconds (UTC) inside.
+
+Naive datetimes are rejected, never guessed. Inside the ledger an instant is an ``int`` of
+microseconds since the Unix epoch in UTC: exact, totally ordered, cheap to compare and the native
+type of every store. ``OPEN`` stands for "no end" (an open validity, a record still believed).
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+from typing import Protocol, runtime_checkable
+
+from shared_core.errors import InvalidInputError
+
+Instant = int
+"""Microseconds since 1970-01-01T00:00:00Z."""
+
+OPEN: Instant = 2**63 - 1
+"""Sentinel for an open end (never a missing value: stores filter on it)."""
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_AWARE_FIX = "pass a timezone-aware datetime, e.g. datetime(2024, 5, 1, tzinfo=timezone.utc)"
+
+
+@runtime_checkable
+class Clock(Protocol):
+    """Source of record time (when the memory learned something)."""
+
+    def now(self) -> datetime:
+        """The current time as an aware datetime."""
+        ...
+
+
+class SystemClock:
+    """The machine's clock, in UTC."""
+
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+class ManualClock:
+    """A clock that moves only when told to; for tests, demos and replaying logs."""
+
+    def __init__(self, start: datetime) -> None:
+        self._now = require_aware(start, "start")
+        self._lock = threading.Lock()
+
+    def now(self) -> datetime:
+        with self._lock:
+            return self._now
+
+    def set(self, when: datetime) -> None:
+        """Jump to ``when`` (it may go backwards; the ledger keeps record time monotonic)."""
+        with self._lock:
+            self._now = require_aware(when, "when")
+
+    def advance(self, delta: timedelta = timedelta(seconds=1)) -> datetime:
+        """Move forward by ``delta`` and return the new time."""
+        with self._lock:
+            self._now = self._now + delta
+            return self._now
+
+
+def require_aware(value: object, field: str) -> datetime:
+    """Return ``value`` if it is a timezone-aware datetime, else raise a clear error."""
+    if not isinstance(value, datetime):
+        raise InvalidInputError(
+            field, f"expected a datetime, got {type(value).__name__}", _AWARE_FIX
+        )
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise InvalidInputError(field, f"naive datetime {value.isoformat()}", _AWARE_FIX)
+    return value
+
+
+def to_instant(value: datetime, field: str = "datetime") -> Instant:
+    """Aware datetime -> epoch microseconds (UTC)."""
+    delta = require_aware(value, field) - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def from_instant(value: Instant) -> datetime:
+    """Epoch microseconds -> aware UTC datetime."""
+    return _EPOCH + timedelta(microseconds=value)
+
+
+def optional_instant(value: datetime | None, field: str) -> Instant | None:
+    """Like :func:`to_instant` but passes ``None`` through."""
+    return None if value is None else to_instant(value, field)
+
+
+def parse_datetime(text: str, field: str) -> datetime:
+    """Parse an ISO-8601 string that carries a UTC offset (``Z`` or ``+02:00``)."""
+    try:
+        value = datetime.fromisoformat(text.strip())
+    except ValueError as exc:
+        raise InvalidInputError(
+            field, f"{text!r} is not an ISO-8601 datetime", "use e.g. 2024-05-01T00:00:00Z"
+        ) from exc
+    if value.tzinfo is None:
+        raise InvalidInputError(
+            field, f"{text!r} has no UTC offset", "append Z or an offset, e.g. 2024-05-01T00:00Z"
+        )
+    return value

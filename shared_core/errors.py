@@ -1,0 +1,124 @@
+"""Every error temporal-rag raises on purpose.
+
+Each error inherits :class:`TemporalRagError` (catch everything of ours) and the closest builtin
+(catch it the way you would catch the standard-library equivalent)::
+
+    TemporalRagError(Exception)
+    ├── InvalidInputError(ValueError)          bad input: names field and fix; nothing written
+    ├── FactNotFoundError(LookupError)         an unknown fact id
+    ├── NothingToRetractError(LookupError)     a retraction that matches no valid version
+    ├── InvalidOperationError(ValueError)      a valid request the ledger's state forbids
+    │   ├── CardinalityConflictError           re-declaring a relation that already holds facts
+    │   ├── FactIdConflictError                an id already used by a different statement
+    │   └── NotRetiredError                    unretire of a fact that a newer fact superseded
+    └── LedgerError(RuntimeError)              the storage itself
+        ├── LedgerNotFoundError(FileNotFoundError)   no ledger there (create=False)
+        ├── NotALedgerError(ValueError)        the file is not a temporal-rag ledger
+        ├── SchemaVersionError                 written by a newer temporal-rag
+        ├── LedgerCorruptError                 the file is damaged
+        └── LedgerBusyError(TimeoutError)      other writers held the lock past the retries
+
+Foreign errors (sqlite3, ...) are translated where they cross into this library, with the
+original kept as ``__cause__``.
+"""
+
+from __future__ import annotations
+
+
+class TemporalRagError(Exception):
+    """Base class of every error raised by temporal-rag."""
+
+
+class InvalidInputError(TemporalRagError, ValueError):
+    """Input that cannot be accepted; ``field`` names it and ``fix`` says what to do instead."""
+
+    def __init__(self, field: str, problem: str, fix: str) -> None:
+        self.field = field
+        self.problem = problem
+        self.fix = fix
+        super().__init__(f"{field}: {problem}; fix: {fix}")
+
+    def at(self, prefix: str) -> InvalidInputError:
+        """The same error with its field qualified, e.g. ``facts[3].valid_from``."""
+        error = type(self)(f"{prefix}.{self.field}", self.problem, self.fix)
+        error.__cause__ = self.__cause__
+        return error
+
+
+class FactNotFoundError(TemporalRagError, LookupError):
+    """No statement or version with this fact id exists in the ledger."""
+
+    def __init__(self, fact_id: str) -> None:
+        self.fact_id = fact_id
+        super().__init__(f"no fact with id {fact_id!r} in this ledger")
+
+    def __str__(self) -> str:  # LookupError subclasses would otherwise quote the message
+        return str(self.args[0])
+
+
+class NothingToRetractError(TemporalRagError, LookupError):
+    """A retraction named a value that is not valid at the retraction time."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class InvalidOperationError(TemporalRagError, ValueError):
+    """A well-formed request that the current state of the ledger does not allow."""
+
+
+class CardinalityConflictError(InvalidOperationError):
+    """A relation's cardinality cannot change once facts with that relation are stored."""
+
+
+class FactIdConflictError(InvalidOperationError):
+    """The fact id is already used by a statement with different content."""
+
+
+class NotRetiredError(InvalidOperationError):
+    """``unretire`` was asked to restore a fact that was not retired by an undoable action."""
+
+
+class LedgerError(TemporalRagError, RuntimeError):
+    """A failure of the ledger's storage."""
+
+
+class LedgerNotFoundError(LedgerError, FileNotFoundError):
+    """There is no ledger at the path, and the caller asked not to create one."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class NotALedgerError(LedgerError, ValueError):
+    """The path exists but does not hold a temporal-rag ledger (nothing in it was changed)."""
+
+
+class SchemaVersionError(LedgerError):
+    """The ledger was written by a newer temporal-rag whose schema this version cannot read."""
+
+
+class LedgerCorruptError(LedgerError):
+    """The ledger file is damaged (truncated, overwritten or otherwise malformed)."""
+
+
+class LedgerBusyError(LedgerError, TimeoutError):
+    """Other writers held the ledger's lock for longer than the configured retries allow."""
+
+
+__all__ = [
+    "CardinalityConflictError",
+    "FactIdConflictError",
+    "FactNotFoundError",
+    "InvalidInputError",
+    "InvalidOperationError",
+    "LedgerBusyError",
+    "LedgerCorruptError",
+    "LedgerError",
+    "LedgerNotFoundError",
+    "NotALedgerError",
+    "NotRetiredError",
+    "NothingToRetractError",
+    "SchemaVersionError",
+    "TemporalRagError",
+]

@@ -1,0 +1,19 @@
+"""The bi-temporal fact ledger: a Protocol, one implementation over pluggable storage."""
+
+from shared_core.ledger.base import Ledger, LedgerStore
+from shared_core.ledger.memory import InMemoryLedger
+from shared_core.ledger.records import StatementRow, StoredStatement, VersionRow
+from shared_core.ledger.results import Explanation, WriteResult
+from shared_core.ledger.sqlite import SQLiteLedger
+
+__all__ = [
+    "Explanation",
+    "InMemoryLedger",
+    "Ledger",
+    "LedgerStore",
+    "SQLiteLedger",
+    "StatementRow",
+    "StoredStatement",
+    "VersionRow",
+    "WriteResult",
+]

@@ -1,0 +1,120 @@
+"""The storage port under :class:`~shared_core.ledger.base.Ledger`.
+
+A backend stores statement and version rows and answers a few indexed queries; every rule lives
+in :mod:`shared_core.supersession` and in the ledger. Backends are not thread-safe by themselves:
+the ledger serialises calls. Writes happen only inside ``transaction()``.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Protocol
+
+from shared_core.clock import Instant
+from shared_core.facts import Cardinality, FactKey, Reason
+from shared_core.ledger.records import StatementRow, VersionRow
+from shared_core.supersession import StreamState, Version
+
+FactRow = tuple[VersionRow, StatementRow]
+"""A version record with the statement that names it (its text and display fields)."""
+
+
+@dataclass(frozen=True, slots=True)
+class VersionQuery:
+    """Versions of a namespace visible at (valid_at, known_at), optionally of one subject/relation.
+
+    ``subject`` and ``relation`` are normalised; ``None`` matches anything, prose included.
+    """
+
+    namespace: str
+    valid_at: Instant
+    known_at: Instant
+    subject: str | None = None
+    relation: str | None = None
+
+
+class Backend(Protocol):
+    """Rows in, rows out; one exclusive transaction at a time."""
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """An exclusive, all-or-nothing unit of writes (rolled back on any exception)."""
+        ...
+
+    def snapshot(self) -> AbstractContextManager[None]:
+        """A consistent view for several reads."""
+        ...
+
+    def last_record(self) -> tuple[Instant, int]:
+        """The latest record time and statement seq used so far ((0, 0) when empty)."""
+        ...
+
+    def set_last_record(self, recorded_at: Instant, seq: int) -> None: ...
+
+    def cardinality(self, relation: str) -> Cardinality | None:
+        """The declared cardinality of a normalised relation, or None if never declared."""
+        ...
+
+    def set_cardinality(self, relation: str, cardinality: Cardinality, at: Instant) -> None: ...
+
+    def relation_in_use(self, relation: str) -> bool:
+        """Whether any statement uses this normalised relation."""
+        ...
+
+    def key_id(self, key: FactKey, *, create: bool) -> int | None:
+        """The key's id, created on demand when ``create`` is true."""
+        ...
+
+    def load_stream(self, key_id: int | None, stream: str) -> StreamState:
+        """The believed statements and version records of one stream."""
+        ...
+
+    def load_streams(self, key_id: int) -> dict[str, StreamState]:
+        """Every stream of a key that has believed statements."""
+        ...
+
+    def insert_statement(self, row: StatementRow) -> None: ...
+
+    def retire_statement(self, seq: int, at: Instant, reason: Reason) -> None: ...
+
+    def insert_version(
+        self, version: Version, *, namespace: str, key_id: int | None, stream: str, at: Instant
+    ) -> int:
+        """Store a version record recorded at ``at``; returns its row id."""
+        ...
+
+    def retire_version(self, row_id: int, at: Instant, reason: Reason) -> None: ...
+
+    def statement(self, seq: int) -> StatementRow: ...
+
+    def statements_of_fact(self, fact_id: str) -> list[StatementRow]:
+        """Every record with this fact id, in record order."""
+        ...
+
+    def find_prose(
+        self, namespace: str, text_key: str, valid_from: Instant | None, valid_to: Instant | None
+    ) -> StatementRow | None:
+        """A believed prose statement with this text (and times; ``valid_from=None``: any)."""
+        ...
+
+    def query(self, query: VersionQuery) -> list[FactRow]:
+        """Visible versions, ordered by subject, relation, valid_from, row id (prose last)."""
+        ...
+
+    def key_versions(self, key_id: int, known_at: Instant) -> list[FactRow]:
+        """Every version record of a key recorded at or before ``known_at``, by row id."""
+        ...
+
+    def versions_of_fact(self, fact_id: str) -> list[FactRow]:
+        """Every version record named ``fact_id``, by row id."""
+        ...
+
+    def versions_by_row(self, row_ids: list[int]) -> list[FactRow]:
+        """The given version records, in the order asked."""
+        ...
+
+    def export(self) -> tuple[list[StatementRow], list[VersionRow]]:
+        """Every row ever stored, in insertion order (for audits, backups and tests)."""
+        ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,495 @@
+"""The embedded default ledger: one SQLite file (stdlib sqlite3, WAL, STRICT tables).
+
+Every write is one ``BEGIN IMMEDIATE`` transaction (a batch is one too), so several processes
+can share a file: writers queue on SQLite's lock, with bounded retries and then a clear error.
+All SQL is parameterised; the only literal spliced into SQL is the ``OPEN`` sentinel constant,
+so that SQLite can use the partial indexes over believed rows.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Literal
+
+from shared_core.clock import OPEN, Clock, Instant
+from shared_core.errors import (
+    InvalidInputError,
+    LedgerBusyError,
+    LedgerCorruptError,
+    LedgerError,
+    LedgerNotFoundError,
+    NotALedgerError,
+    SchemaVersionError,
+)
+from shared_core.facts import Cardinality, FactKey, Reason, ReasonKind, decode_object, encode_object
+from shared_core.ledger.backend import FactRow, VersionQuery
+from shared_core.ledger.base import Ledger
+from shared_core.ledger.records import StatementRow, VersionRow, light_statement
+from shared_core.ledger.schema import APPLICATION_ID, BELIEVED_SQL, SCHEMA, SCHEMA_VERSION
+from shared_core.supersession import StreamState, Version
+
+Durability = Literal["full", "normal"]
+
+_STATEMENT_COLUMNS = (
+    "seq, fact_id, namespace, key_id, stream, subject, relation, object, value, kind, text, "
+    "text_key, valid_from, valid_to, recorded_at, retired_at, retire_kind, retire_by, "
+    "retire_rule, retire_score, metadata"
+)
+_VERSION_COLUMNS = (
+    "row_id, fact_id, head_seq, namespace, key_id, stream, value, valid_from, valid_to, "
+    "end_kind, end_by, end_rule, end_score, recorded_at, retired_at, retire_kind, retire_by, "
+    "retire_rule, retire_score"
+)
+_FACT_SELECT = (
+    "SELECT "
+    + ", ".join(f"v.{c.strip()}" for c in _VERSION_COLUMNS.split(","))
+    + ", "
+    + ", ".join(f"s.{c.strip()}" for c in _STATEMENT_COLUMNS.split(","))
+    + " FROM versions v JOIN statements s ON s.seq = v.head_seq"
+)
+_N_VERSION = len(_VERSION_COLUMNS.split(","))
+
+
+class SQLiteBackend:
+    """Statement and version rows in one SQLite file; see the Backend protocol."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        durability: Durability = "full",
+        busy_timeout: float = 5.0,
+        busy_retries: int = 3,
+        create: bool = True,
+    ) -> None:
+        if durability not in ("full", "normal"):
+            raise InvalidInputError(
+                "durability", f"{durability!r} is unknown", "use 'full' or 'normal'"
+            )
+        self.path = Path(path)
+        self._busy_retries = busy_retries
+        self._busy_timeout = busy_timeout
+        _refuse_foreign_file(self.path)
+        if not create and not self.path.exists():
+            raise LedgerNotFoundError(f"no ledger at {self.path}: the file does not exist")
+        if not create and self.path.stat().st_size == 0:
+            raise LedgerNotFoundError(f"{self.path} is an empty file, not a ledger")
+        try:
+            self._conn = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=busy_timeout
+            )
+        except sqlite3.Error as exc:
+            raise LedgerError(f"cannot open ledger {self.path}: {exc}") from exc
+        self._keys: dict[FactKey, int] = {}
+        self._pending_keys: dict[FactKey, int] = {}
+        try:
+            with self._translated():
+                self._open_schema(durability, create=create)
+        except BaseException:
+            self._conn.close()
+            raise
+
+    # ------------------------------------------------------------------ setup
+    def _open_schema(self, durability: Durability, *, create: bool) -> None:
+        tables = self._table_names()
+        if not tables and not create:
+            raise LedgerNotFoundError(f"{self.path} holds no ledger (an empty SQLite file)")
+        if tables and "schema_migrations" not in tables:
+            raise NotALedgerError(f"{self.path} is an SQLite file but not a temporal-rag ledger")
+        if tables and self._conn.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+            raise NotALedgerError(f"{self.path} was not written by temporal-rag")
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute(f"PRAGMA synchronous={'FULL' if durability == 'full' else 'NORMAL'}")
+        self._conn.execute("PRAGMA foreign_keys=ON")
+        with self.transaction():
+            if "schema_migrations" not in self._table_names():  # re-checked under the lock
+                self._conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+                for statement in SCHEMA:
+                    self._conn.execute(statement)
+                self._conn.execute(
+                    "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
+                    (SCHEMA_VERSION, int(time.time() * 1_000_000)),
+                )
+        found = self._conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
+        if found is None or found > SCHEMA_VERSION:
+            raise SchemaVersionError(
+                f"{self.path} has schema version {found}; this temporal-rag reads up to "
+                f"{SCHEMA_VERSION}: upgrade temporal-rag"
+            )
+
+    def _table_names(self) -> set[str]:
+        rows = self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        return {row[0] for row in rows}
+
+    @contextmanager
+    def _translated(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise LedgerBusyError(f"ledger {self.path} is busy: {exc}") from exc
+            raise LedgerError(f"ledger {self.path}: {exc}") from exc
+        except sqlite3.DatabaseError as exc:
+            message = str(exc)
+            if "not a database" in message:
+                raise NotALedgerError(f"{self.path} is not an SQLite ledger file") from exc
+            if "malformed" in message or "corrupt" in message:
+                raise LedgerCorruptError(f"ledger {self.path} is damaged: {exc}") from exc
+            raise LedgerError(f"ledger {self.path}: {exc}") from exc
+
+    # ------------------------------------------------------------------ transactions
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        with self._translated():
+            self._begin()
+            try:
+                yield
+            except BaseException:
+                self._pending_keys.clear()
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+            self._keys.update(self._pending_keys)
+            self._pending_keys.clear()
+
+    def _begin(self) -> None:
+        for attempt in range(self._busy_retries + 1):
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise
+                if attempt == self._busy_retries:
+                    raise LedgerBusyError(
+                        f"ledger {self.path} stayed locked by other writers for "
+                        f"{self._busy_retries + 1} x {self._busy_timeout:g}s; retry later or "
+                        "raise busy_timeout"
+                    ) from exc
+                time.sleep(random.uniform(0.01, 0.1) * (attempt + 1))
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        with self._translated():
+            self._conn.execute("BEGIN")
+            try:
+                yield
+            finally:
+                self._conn.execute("COMMIT")
+
+    def close(self) -> None:
+        self._conn.close()
+
+    # ------------------------------------------------------------------ bookkeeping
+    def last_record(self) -> tuple[Instant, int]:
+        row = self._one("SELECT last_recorded_at, last_seq FROM ledger_clock WHERE id = 1")
+        return (row[0], row[1]) if row else (0, 0)
+
+    def set_last_record(self, recorded_at: Instant, seq: int) -> None:
+        self._conn.execute(
+            "INSERT INTO ledger_clock (id, last_recorded_at, last_seq) VALUES (1, ?, ?) "
+            "ON CONFLICT (id) DO UPDATE SET last_recorded_at = excluded.last_recorded_at, "
+            "last_seq = excluded.last_seq",
+            (recorded_at, seq),
+        )
+
+    def cardinality(self, relation: str) -> Cardinality | None:
+        row = self._one("SELECT cardinality FROM relations WHERE relation = ?", (relation,))
+        return Cardinality(row[0]) if row else None
+
+    def set_cardinality(self, relation: str, cardinality: Cardinality, at: Instant) -> None:
+        self._conn.execute(
+            "INSERT INTO relations (relation, cardinality, declared_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (relation) DO UPDATE SET cardinality = excluded.cardinality, "
+            "declared_at = excluded.declared_at",
+            (relation, str(cardinality), at),
+        )
+
+    def relation_in_use(self, relation: str) -> bool:
+        return self._one("SELECT 1 FROM keys WHERE relation = ? LIMIT 1", (relation,)) is not None
+
+    def key_id(self, key: FactKey, *, create: bool) -> int | None:
+        found = self._keys.get(key) or self._pending_keys.get(key)
+        if found is not None:
+            return found
+        with self._translated():
+            row = self._one(
+                "SELECT key_id FROM keys WHERE namespace = ? AND subject = ? AND relation = ?",
+                tuple(key),
+            )
+            if row is not None:
+                self._keys[key] = row[0]
+                return int(row[0])
+            if not create:
+                return None
+            cursor = self._conn.execute(
+                "INSERT INTO keys (namespace, subject, relation) VALUES (?, ?, ?)", tuple(key)
+            )
+        assert cursor.lastrowid is not None
+        self._pending_keys[key] = cursor.lastrowid
+        return cursor.lastrowid
+
+    # ------------------------------------------------------------------ streams
+    def load_stream(self, key_id: int | None, stream: str) -> StreamState:
+        statements = self._conn.execute(
+            "SELECT seq, fact_id, key_id, value, kind, valid_from, valid_to, text_key "
+            f"FROM statements WHERE key_id IS ? AND stream = ? AND {BELIEVED_SQL}",
+            (key_id, stream),
+        ).fetchall()
+        versions = self._conn.execute(
+            "SELECT fact_id, head_seq, value, valid_from, valid_to, end_kind, end_by, end_rule, "
+            f"end_score, row_id FROM versions WHERE key_id IS ? AND stream = ? AND {BELIEVED_SQL} "
+            "ORDER BY valid_from",
+            (key_id, stream),
+        ).fetchall()
+        return StreamState(
+            tuple(light_statement(*row) for row in statements),
+            tuple(
+                Version(row[0], row[1], row[2], row[3], row[4], _reason(*row[5:9]), row[9])
+                for row in versions
+            ),
+        )
+
+    def load_streams(self, key_id: int) -> dict[str, StreamState]:
+        rows = self._conn.execute(
+            f"SELECT DISTINCT stream FROM statements WHERE key_id IS ? AND {BELIEVED_SQL}",
+            (key_id,),
+        )
+        return {stream: self.load_stream(key_id, stream) for (stream,) in rows.fetchall()}
+
+    def insert_statement(self, row: StatementRow) -> None:
+        reason = _reason_columns(row.retire_reason)
+        self._conn.execute(
+            f"INSERT INTO statements ({_STATEMENT_COLUMNS}) VALUES ({', '.join('?' * 21)})",
+            (
+                row.seq,
+                row.fact_id,
+                row.namespace,
+                row.key_id,
+                row.stream,
+                row.subject,
+                row.relation,
+                None if row.object is None else encode_object(row.object),
+                row.value,
+                row.kind,
+                row.text,
+                row.text_key,
+                row.valid_from,
+                row.valid_to,
+                row.recorded_at,
+                row.retired_at,
+                *reason,
+                row.metadata,
+            ),
+        )
+
+    def retire_statement(self, seq: int, at: Instant, reason: Reason) -> None:
+        self._conn.execute(
+            "UPDATE statements SET retired_at = ?, retire_kind = ?, retire_by = ?, "
+            f"retire_rule = ?, retire_score = ? WHERE seq = ? AND {BELIEVED_SQL}",
+            (at, *_reason_columns(reason), seq),
+        )
+
+    def insert_version(
+        self, version: Version, *, namespace: str, key_id: int | None, stream: str, at: Instant
+    ) -> int:
+        cursor = self._conn.execute(
+            "INSERT INTO versions (fact_id, head_seq, namespace, key_id, stream, value, "
+            "valid_from, valid_to, end_kind, end_by, end_rule, end_score, recorded_at, "
+            "retired_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                version.fact_id,
+                version.head_seq,
+                namespace,
+                key_id,
+                stream,
+                version.value,
+                version.valid_from,
+                version.valid_to,
+                *_reason_columns(version.end),
+                at,
+                OPEN,
+            ),
+        )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def retire_version(self, row_id: int, at: Instant, reason: Reason) -> None:
+        self._conn.execute(
+            "UPDATE versions SET retired_at = ?, retire_kind = ?, retire_by = ?, "
+            f"retire_rule = ?, retire_score = ? WHERE row_id = ? AND {BELIEVED_SQL}",
+            (at, *_reason_columns(reason), row_id),
+        )
+
+    # ------------------------------------------------------------------ reads
+    def statement(self, seq: int) -> StatementRow:
+        return self._statements("WHERE seq = ?", (seq,))[0]
+
+    def statements_of_fact(self, fact_id: str) -> list[StatementRow]:
+        return self._statements("WHERE fact_id = ? ORDER BY seq", (fact_id,))
+
+    def find_prose(
+        self, namespace: str, text_key: str, valid_from: Instant | None, valid_to: Instant | None
+    ) -> StatementRow | None:
+        clause = (
+            f"WHERE key_id IS NULL AND {BELIEVED_SQL} AND namespace = ? AND text_key = ? "
+            "AND valid_to IS ? AND (? IS NULL OR valid_from = ?) LIMIT 1"
+        )
+        found = self._statements(clause, (namespace, text_key, valid_to, valid_from, valid_from))
+        return found[0] if found else None
+
+    def query(self, query: VersionQuery) -> list[FactRow]:
+        where = ["v.namespace = ?", "v.valid_from <= ?", "v.valid_to > ?"]
+        params: list[Any] = [query.namespace, query.valid_at, query.valid_at]
+        if query.known_at >= OPEN - 1:
+            where.append(f"v.{BELIEVED_SQL}")
+        else:
+            where += ["v.recorded_at <= ?", "v.retired_at > ?"]
+            params += [query.known_at, query.known_at]
+        if query.subject is not None or query.relation is not None:
+            keys = ["namespace = ?"]
+            params.append(query.namespace)
+            for column in ("subject", "relation"):
+                if getattr(query, column) is not None:
+                    keys.append(f"{column} = ?")
+                    params.append(getattr(query, column))
+            where.append(f"v.key_id IN (SELECT key_id FROM keys WHERE {' AND '.join(keys)})")
+        sql = (
+            f"{_FACT_SELECT} LEFT JOIN keys k ON k.key_id = v.key_id WHERE {' AND '.join(where)} "
+            "ORDER BY v.key_id IS NULL, k.subject, k.relation, v.valid_from, v.row_id"
+        )
+        return self._fact_rows(sql, params)
+
+    def key_versions(self, key_id: int, known_at: Instant) -> list[FactRow]:
+        sql = f"{_FACT_SELECT} WHERE v.key_id = ? AND v.recorded_at <= ? ORDER BY v.row_id"
+        return self._fact_rows(sql, [key_id, known_at])
+
+    def versions_of_fact(self, fact_id: str) -> list[FactRow]:
+        return self._fact_rows(f"{_FACT_SELECT} WHERE v.fact_id = ? ORDER BY v.row_id", [fact_id])
+
+    def versions_by_row(self, row_ids: list[int]) -> list[FactRow]:
+        if not row_ids:
+            return []
+        marks = ", ".join("?" * len(row_ids))
+        rows = self._fact_rows(f"{_FACT_SELECT} WHERE v.row_id IN ({marks})", list(row_ids))
+        by_id = {row[0].row_id: row for row in rows}
+        return [by_id[row_id] for row_id in row_ids]
+
+    def export(self) -> tuple[list[StatementRow], list[VersionRow]]:
+        statements = self._statements("ORDER BY seq", ())
+        with self._translated():
+            rows = self._conn.execute(f"SELECT {_VERSION_COLUMNS} FROM versions ORDER BY row_id")
+            return statements, [_version_row(row) for row in rows.fetchall()]
+
+    # ------------------------------------------------------------------ helpers
+    def _one(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
+        with self._translated():
+            return self._conn.execute(sql, params).fetchone()
+
+    def _statements(self, clause: str, params: tuple[Any, ...]) -> list[StatementRow]:
+        with self._translated():
+            rows = self._conn.execute(
+                f"SELECT {_STATEMENT_COLUMNS} FROM statements {clause}", params
+            ).fetchall()
+        return [_statement_row(row) for row in rows]
+
+    def _fact_rows(self, sql: str, params: list[Any]) -> list[FactRow]:
+        with self._translated():
+            rows = self._conn.execute(sql, params).fetchall()
+        return [(_version_row(row[:_N_VERSION]), _statement_row(row[_N_VERSION:])) for row in rows]
+
+
+def _refuse_foreign_file(path: Path) -> None:
+    if path.is_dir():
+        raise NotALedgerError(f"{path} is a directory; pass the path of a ledger file")
+    if path.exists() and path.stat().st_size > 0:
+        with path.open("rb") as handle:
+            if handle.read(16) != b"SQLite format 3\x00":
+                raise NotALedgerError(f"{path} is not an SQLite ledger file (nothing was changed)")
+
+
+def _reason(
+    kind: str | None, by: str | None, rule: str | None, score: float | None
+) -> Reason | None:
+    return None if kind is None else Reason(ReasonKind(kind), by, rule or "", score)
+
+
+def _reason_columns(reason: Reason | None) -> tuple[Any, ...]:
+    if reason is None:
+        return (None, None, None, None)
+    return (str(reason.kind), reason.by, reason.rule, reason.score)
+
+
+def _statement_row(row: tuple[Any, ...]) -> StatementRow:
+    return StatementRow(
+        seq=row[0],
+        fact_id=row[1],
+        namespace=row[2],
+        key_id=row[3],
+        stream=row[4],
+        subject=row[5],
+        relation=row[6],
+        object=None if row[7] is None else decode_object(row[7]),
+        value=row[8],
+        kind=row[9],
+        text=row[10],
+        text_key=row[11],
+        valid_from=row[12],
+        valid_to=row[13],
+        recorded_at=row[14],
+        retired_at=row[15],
+        retire_reason=_reason(*row[16:20]),
+        metadata=row[20],
+    )
+
+
+def _version_row(row: tuple[Any, ...]) -> VersionRow:
+    return VersionRow(
+        row_id=row[0],
+        fact_id=row[1],
+        head_seq=row[2],
+        namespace=row[3],
+        key_id=row[4],
+        stream=row[5],
+        value=row[6],
+        valid_from=row[7],
+        valid_to=row[8],
+        end=_reason(*row[9:13]),
+        recorded_at=row[13],
+        retired_at=row[14],
+        retire_reason=_reason(*row[15:19]),
+    )
+
+
+class SQLiteLedger(Ledger):
+    """The embedded default ledger in one SQLite file (created if missing).
+
+    ``durability="full"`` (default) fsyncs every commit: acknowledged writes survive a power
+    loss. ``"normal"`` survives a crash of the process, not of the machine, and is faster.
+    ``create=False`` opens an existing ledger only (LedgerNotFoundError otherwise).
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        clock: Clock | None = None,
+        durability: Durability = "full",
+        busy_timeout: float = 5.0,
+        busy_retries: int = 3,
+        create: bool = True,
+    ) -> None:
+        backend = SQLiteBackend(
+            path,
+            durability=durability,
+            busy_timeout=busy_timeout,
+            busy_retries=busy_retries,
+            create=create,
+        )
+        super().__init__(backend, clock=clock)
+        self.path = backend.path

@@ -1,0 +1,492 @@
+"""The conformance suite every ledger backend passes: subclass and implement ``open_ledger``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from shared_core.clock import Clock, ManualClock
+from shared_core.errors import (
+    CardinalityConflictError,
+    FactIdConflictError,
+    FactNotFoundError,
+    InvalidInputError,
+    InvalidOperationError,
+    NothingToRetractError,
+    NotRetiredError,
+)
+from shared_core.facts import Cardinality, Decision, Fact, FactStatus, ReasonKind
+from shared_core.ledger import Ledger, LedgerStore
+from tests.conformance.ledger_ops import START, Replay, operations
+
+
+def d(year: int, month: int = 1, day: int = 1) -> datetime:
+    return datetime(year, month, day, tzinfo=UTC)
+
+
+def lives(city: str, year: int, **extra: object) -> Fact:
+    return Fact(
+        text=f"Maria lives in {city}",
+        subject="Maria",
+        relation="lives in",
+        object=city,
+        valid_from=d(year),
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def objects(facts: list[Fact]) -> list[object]:
+    return [f.object for f in facts]
+
+
+class LedgerConformance:
+    """Behaviour every :class:`LedgerStore` must have (the contract of DESIGN.md)."""
+
+    examples = 120
+
+    def open_ledger(self, clock: Clock) -> AbstractContextManager[Ledger]:
+        raise NotImplementedError
+
+    @pytest.fixture
+    def clock(self) -> ManualClock:
+        return ManualClock(START)
+
+    @pytest.fixture
+    def ledger(self, clock: ManualClock) -> Iterator[Ledger]:
+        with self.open_ledger(clock) as ledger:
+            yield ledger
+
+    # ------------------------------------------------------------ the oracle
+    def test_matches_the_oracle_on_random_histories(self) -> None:
+        @settings(
+            max_examples=self.examples,
+            deadline=None,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+        )
+        @given(ops=operations())
+        def replay(ops: list[tuple[object, ...]]) -> None:
+            clock = ManualClock(START)
+            with self.open_ledger(clock) as ledger:
+                Replay(ledger, clock).run(ops)
+
+        replay()
+
+    # ------------------------------------------------------------ write decisions
+    def test_is_a_ledger_store(self, ledger: Ledger) -> None:
+        assert isinstance(ledger, LedgerStore)
+
+    def test_a_move_supersedes_the_old_city(self, ledger: Ledger, clock: ManualClock) -> None:
+        berlin = ledger.write(lives("Berlin", 2019))
+        clock.advance()
+        lisbon = ledger.write(lives("Lisbon", 2021))
+        assert (berlin.decision, lisbon.decision) == (Decision.NOVEL, Decision.SUPERSEDED)
+        (closed,) = lisbon.closed
+        assert closed.id == berlin.statement_id
+        assert closed.valid_to == d(2021)
+        assert closed.superseded_by == lisbon.statement_id
+        assert closed.status is FactStatus.SUPERSEDED
+        assert objects(ledger.current()) == ["Lisbon"]
+        assert objects(ledger.as_of(valid_at=d(2020))) == ["Berlin"]
+
+    def test_as_of_known_at_answers_with_what_was_recorded_then(
+        self, ledger: Ledger, clock: ManualClock
+    ) -> None:
+        ledger.write(lives("Berlin", 2019))
+        before_move = clock.advance()
+        clock.advance()
+        ledger.write(lives("Lisbon", 2021))
+        assert objects(ledger.as_of(valid_at=d(2022), known_at=before_move)) == ["Berlin"]
+        assert objects(ledger.as_of(valid_at=d(2022))) == ["Lisbon"]
+
+    def test_a_late_older_fact_is_backfilled_not_current(
+        self, ledger: Ledger, clock: ManualClock
+    ) -> None:
+        ledger.write(lives("Berlin", 2019))
+        clock.advance()
+        madrid = ledger.write(lives("Madrid", 2015))
+        assert madrid.decision is Decision.BACKFILLED
+        assert madrid.fact is not None
+        assert madrid.fact.valid_to == d(2019)
+        assert objects(ledger.current()) == ["Berlin"]
+        assert objects(ledger.as_of(valid_at=d(2016))) == ["Madrid"]
+
+    def test_a_late_fact_with_the_current_object_extends_the_version_backwards(
+        self, ledger: Ledger
+    ) -> None:
+        first = ledger.write(lives("Berlin", 2019))
+        earlier = ledger.write(lives("berlin ", 2017))
+        assert earlier.decision is Decision.BACKFILLED
+        (version,) = ledger.history("maria", "lives_in")
+        assert version.id == first.statement_id
+        assert version.valid_from == d(2017)
+
+    def test_the_same_object_again_reinforces_without_a_new_version(self, ledger: Ledger) -> None:
+        ledger.write(lives("Berlin", 2019))
+        again = ledger.write(
+            Fact(
+                text="Maria is still in Berlin",
+                subject="MARIA",
+                relation="Lives-In",
+                object="BERLIN",
+                valid_from=d(2020),
+            )
+        )
+        assert again.decision is Decision.REINFORCED
+        assert len(ledger.history("Maria", "lives in")) == 1
+        explanation = ledger.explain(again.statement_id)
+        assert explanation.part_of is not None
+        assert explanation.part_of.object == "Berlin"
+
+    def test_a_flip_flop_gives_three_versions(self, ledger: Ledger, clock: ManualClock) -> None:
+        for year, drink in ((2019, "cola"), (2020, "coffee"), (2021, "cola")):
+            clock.advance()
+            ledger.write(
+                Fact(
+                    text=f"likes {drink}",
+                    subject="Maria",
+                    relation="favourite drink",
+                    object=drink,
+                    valid_from=d(year),
+                )
+            )
+        history = ledger.history("Maria", "favourite drink")
+        assert objects(history) == ["cola", "coffee", "cola"]
+        assert [f.status for f in history] == [FactStatus.SUPERSEDED] * 2 + [FactStatus.CURRENT]
+
+    def test_same_valid_from_another_object_is_a_correction(
+        self, ledger: Ledger, clock: ManualClock
+    ) -> None:
+        wrong = ledger.write(lives("Lisbom", 2021))
+        clock.advance()
+        right = ledger.write(lives("Lisbon", 2021))
+        assert right.decision is Decision.CORRECTED
+        (retired,) = right.retired
+        assert retired.id == wrong.statement_id
+        assert retired.status is FactStatus.RETIRED
+        assert retired.retire_reason is not None
+        assert retired.retire_reason.kind is ReasonKind.CORRECTED
+        assert objects(ledger.current()) == ["Lisbon"]
+        assert objects(ledger.as_of(known_at=START)) == ["Lisbom"]  # what we believed then
+
+    def test_an_identical_statement_is_a_no_op(self, ledger: Ledger) -> None:
+        fact = lives("Berlin", 2019)
+        ledger.write(fact)
+        exported = ledger.export()
+        assert ledger.write(fact).decision is Decision.DUPLICATE
+        assert ledger.write(lives("Berlin", 2019)).decision is Decision.DUPLICATE
+        assert ledger.export() == exported
+
+    def test_reusing_an_id_for_other_content_is_refused(self, ledger: Ledger) -> None:
+        ledger.write(lives("Berlin", 2019, id="fact-1"))
+        with pytest.raises(FactIdConflictError, match="fact-1"):
+            ledger.write(lives("Lisbon", 2021, id="fact-1"))
+
+    def test_many_relations_accumulate(self, ledger: Ledger) -> None:
+        ledger.declare("speaks", Cardinality.MANY)
+        for year, language in ((2000, "German"), (2021, "Portuguese")):
+            result = ledger.write(
+                Fact(
+                    text=f"speaks {language}",
+                    subject="Maria",
+                    relation="speaks",
+                    object=language,
+                    valid_from=d(year),
+                )
+            )
+            assert result.decision is Decision.NOVEL
+        assert sorted(objects(ledger.current(subject="maria", relation="speaks"))) == [
+            "German",
+            "Portuguese",
+        ]
+
+    def test_declarations_persist_and_cannot_flip_once_used(self, ledger: Ledger) -> None:
+        assert ledger.cardinality("pets") is Cardinality.ONE
+        ledger.declare("pets", "many")
+        ledger.declare("pets", Cardinality.MANY)  # idempotent
+        assert ledger.cardinality("Pets") is Cardinality.MANY
+        ledger.write(Fact(text="has a cat", subject="Maria", relation="pets", object="cat"))
+        with pytest.raises(CardinalityConflictError, match="pets"):
+            ledger.declare("pets", Cardinality.ONE)
+        with pytest.raises(InvalidInputError, match="cardinality"):
+            ledger.declare("toys", "several")
+
+    # ------------------------------------------------------------ retractions and undo
+    def test_a_retraction_closes_the_current_value(
+        self, ledger: Ledger, clock: ManualClock
+    ) -> None:
+        veggie = ledger.write(
+            Fact(
+                text="Maria is vegetarian",
+                subject="Maria",
+                relation="diet",
+                object="vegetarian",
+                valid_from=d(2018),
+            )
+        )
+        clock.advance()
+        result = ledger.retract("Maria", "diet", "vegetarian", at=d(2022))
+        assert result.decision is Decision.RETRACTED
+        (closed,) = result.closed
+        assert closed.id == veggie.statement_id
+        assert closed.status is FactStatus.RETRACTED
+        assert ledger.current(subject="Maria", relation="diet") == []
+        assert (
+            ledger.retract("Maria", "diet", "vegetarian", at=d(2022)).decision is Decision.DUPLICATE
+        )
+        clock.advance()
+        undone = ledger.unretire(veggie.statement_id)
+        assert undone.decision is Decision.RESTORED
+        assert objects(ledger.current(subject="Maria", relation="diet")) == ["vegetarian"]
+
+    def test_retracting_a_value_that_is_not_there_is_an_error(self, ledger: Ledger) -> None:
+        with pytest.raises(NothingToRetractError):
+            ledger.retract("Maria", "diet")
+        ledger.write(lives("Berlin", 2019))
+        with pytest.raises(NothingToRetractError, match="Berlin"):
+            ledger.retract("Maria", "lives in", "Lisbon")
+        with pytest.raises(NothingToRetractError):
+            ledger.retract("Maria", "lives in", at=d(2010))
+
+    def test_retracting_all_values_of_a_many_relation(self, ledger: Ledger) -> None:
+        ledger.declare("speaks", Cardinality.MANY)
+        for language in ("German", "Portuguese"):
+            ledger.write(
+                Fact(
+                    text=language,
+                    subject="Maria",
+                    relation="speaks",
+                    object=language,
+                    valid_from=d(2000),
+                )
+            )
+        result = ledger.retract("Maria", "speaks", at=d(2020))
+        assert sorted(objects(list(result.closed))) == ["German", "Portuguese"]
+        assert ledger.current(subject="Maria", relation="speaks") == []
+        restored = ledger.unretire(result.statement_id)
+        assert restored.decision is Decision.RESTORED
+        assert len(ledger.current(subject="Maria", relation="speaks")) == 2
+
+    def test_correct_replaces_a_wrong_fact(self, ledger: Ledger, clock: ManualClock) -> None:
+        acme = ledger.write(
+            Fact(
+                text="works at Acme",
+                subject="Maria",
+                relation="employer",
+                object="Acme",
+                valid_from=d(2020),
+            )
+        )
+        clock.advance()
+        fixed = ledger.correct(acme.statement_id, object="Globex", text="works at Globex")
+        assert fixed.decision is Decision.CORRECTED
+        assert fixed.fact is not None
+        assert (fixed.fact.object, fixed.fact.valid_from) == ("Globex", d(2020))
+        explanation = ledger.explain(acme.statement_id)
+        assert explanation.reason is not None
+        assert explanation.reason.kind is ReasonKind.CORRECTED
+        assert explanation.reason.by == fixed.statement_id
+        assert "corrected by" in explanation.summary()
+        with pytest.raises(InvalidOperationError):
+            ledger.correct(acme.statement_id, object="Initech")
+        with pytest.raises(InvalidInputError, match="nothing to correct"):
+            ledger.correct(fixed.statement_id)
+        with pytest.raises(InvalidInputError, match="id"):
+            ledger.correct(fixed.statement_id, id="x")
+
+    def test_retire_and_unretire_round_trip(self, ledger: Ledger, clock: ManualClock) -> None:
+        wrong = ledger.write(lives("Atlantis", 2020))
+        clock.advance()
+        assert ledger.retire(wrong.statement_id).decision is Decision.WITHDRAWN
+        assert ledger.current() == []
+        (marked,) = ledger.history("Maria", "lives in")
+        assert marked.status is FactStatus.RETIRED
+        assert marked.retire_reason is not None
+        assert marked.retire_reason.kind is ReasonKind.WITHDRAWN
+        with pytest.raises(InvalidOperationError):
+            ledger.retire(wrong.statement_id)
+        clock.advance()
+        assert ledger.unretire(wrong.statement_id).decision is Decision.RESTORED
+        assert objects(ledger.current()) == ["Atlantis"]
+        assert ledger.unretire(wrong.statement_id).decision is Decision.DUPLICATE
+
+    def test_unretire_of_a_superseded_fact_says_what_to_do(self, ledger: Ledger) -> None:
+        berlin = ledger.write(lives("Berlin", 2019))
+        lisbon = ledger.write(lives("Lisbon", 2021))
+        with pytest.raises(NotRetiredError, match=lisbon.statement_id):
+            ledger.unretire(berlin.statement_id)
+
+    def test_unknown_fact_ids_are_lookup_errors(self, ledger: Ledger) -> None:
+        for call in (ledger.explain, ledger.unretire, ledger.retire, ledger.get):
+            with pytest.raises(FactNotFoundError, match="nope"):
+                call("nope")
+        with pytest.raises(FactNotFoundError):
+            ledger.correct("nope", object="x")
+
+    # ------------------------------------------------------------ reads
+    def test_history_is_in_valid_time_order_and_marks_retired(
+        self, ledger: Ledger, clock: ManualClock
+    ) -> None:
+        ledger.write(lives("Lisbon", 2021))
+        clock.advance()
+        ledger.write(lives("Berlin", 2019))
+        clock.advance()
+        ledger.write(lives("Porto", 2021))  # corrects Lisbon
+        history = ledger.history("Maria", "lives in")
+        assert [(f.object, f.status) for f in history] == [
+            ("Berlin", FactStatus.SUPERSEDED),
+            ("Lisbon", FactStatus.RETIRED),
+            ("Porto", FactStatus.CURRENT),
+        ]
+        then = ledger.history("Maria", "lives in", known_at=START)
+        assert [(f.object, f.status) for f in then] == [("Lisbon", FactStatus.CURRENT)]
+
+    def test_explain_and_get_describe_a_superseded_fact(self, ledger: Ledger) -> None:
+        berlin = ledger.write(lives("Berlin", 2019))
+        lisbon = ledger.write(lives("Lisbon", 2021))
+        fact = ledger.get(berlin.statement_id)
+        assert fact.valid_to == d(2021)
+        assert fact.superseded_by == lisbon.statement_id
+        explanation = ledger.explain(berlin.statement_id)
+        assert explanation.reason is not None
+        assert explanation.reason.rule == "supersession"
+        assert lisbon.statement_id in explanation.summary()
+        assert [s.text for s in explanation.statements] == ["Maria lives in Berlin"]
+
+    def test_namespaces_never_see_each_other(self, ledger: Ledger) -> None:
+        ledger.write(lives("Berlin", 2019, namespace="alice"))
+        ledger.write(lives("Lisbon", 2021, namespace="bob"))
+        assert objects(ledger.current(namespace="alice")) == ["Berlin"]
+        assert objects(ledger.current(namespace="bob")) == ["Lisbon"]
+        assert ledger.current() == []
+        assert objects(ledger.history("Maria", "lives in", namespace="alice")) == ["Berlin"]
+
+    def test_prose_is_kept_and_never_supersedes(self, ledger: Ledger) -> None:
+        first = ledger.write(Fact(text="We moved the standup to 10am", valid_from=d(2023)))
+        second = ledger.write(Fact(text="We moved the standup to 11am", valid_from=d(2023, 2)))
+        assert (first.decision, second.decision) == (Decision.NOVEL, Decision.NOVEL)
+        assert len(ledger.current()) == 2
+        assert ledger.current(subject="we", relation="moved") == []
+        again = ledger.write(Fact(text="we moved  the standup to 10AM", valid_from=d(2023)))
+        assert again.decision is Decision.DUPLICATE
+
+    def test_filters_by_subject_or_relation(self, ledger: Ledger) -> None:
+        ledger.write(lives("Berlin", 2019))
+        ledger.write(
+            Fact(
+                text="Maria works at Acme",
+                subject="Maria",
+                relation="employer",
+                object="Acme",
+                valid_from=d(2019),
+            )
+        )
+        ledger.write(
+            Fact(
+                text="Jo works at Initech",
+                subject="Jo",
+                relation="employer",
+                object="Initech",
+                valid_from=d(2019),
+            )
+        )
+        ledger.write(Fact(text="some prose", valid_from=d(2019)))
+        assert objects(ledger.current(subject="maria")) == ["Acme", "Berlin"]
+        assert objects(ledger.current(relation="employer")) == ["Initech", "Acme"]
+        assert objects(ledger.current())[-1] is None  # prose comes last
+
+    # ------------------------------------------------------------ record time
+    def test_explicit_record_times_import_a_log_in_order(self, ledger: Ledger) -> None:
+        ledger.write(lives("Berlin", 2019, recorded_at=d(2019, 2)))
+        ledger.write(lives("Lisbon", 2021, recorded_at=d(2021, 3)))
+        assert objects(ledger.as_of(valid_at=d(2022), known_at=d(2021, 1))) == ["Berlin"]
+        with pytest.raises(InvalidInputError, match=r"recorded_at.*backwards"):
+            ledger.write(lives("Porto", 2022, recorded_at=d(2020)))
+        with pytest.raises(InvalidInputError, match=r"recorded_at.*future"):
+            ledger.write(lives("Porto", 2022, recorded_at=START + timedelta(days=1)))
+
+    def test_record_time_never_goes_backwards_when_the_clock_does(
+        self, ledger: Ledger, clock: ManualClock
+    ) -> None:
+        first = ledger.write(lives("Berlin", 2019))
+        clock.set(START - timedelta(days=30))
+        second = ledger.write(lives("Lisbon", 2021))
+        assert first.fact is not None
+        assert second.fact is not None
+        assert second.fact.recorded_at is not None
+        assert first.fact.recorded_at is not None
+        assert second.fact.recorded_at >= first.fact.recorded_at
+
+    # ------------------------------------------------------------ bad input
+    @pytest.mark.parametrize(
+        ("fields", "field"),
+        [
+            ({"valid_from": datetime(2020, 1, 1)}, "valid_from"),
+            ({"valid_from": d(2020), "valid_to": d(2019)}, "valid_to"),
+            ({"subject": "Maria", "object": "x"}, "relation"),
+            ({"relation": "lives in", "object": "x"}, "subject"),
+            ({"subject": "Maria", "relation": "lives in"}, "object"),
+            ({"subject": "Maria", "relation": "lives in", "object": [1]}, "object"),
+            ({"subject": "Maria", "relation": "lives in", "object": float("nan")}, "object"),
+            ({"subject": " ", "relation": "lives in", "object": "x"}, "subject"),
+            ({"text": ""}, "text"),
+            ({"namespace": ""}, "namespace"),
+            ({"metadata": {"when": datetime.now(UTC)}}, "metadata.when"),
+            ({"text": "\ud800"}, "text"),
+        ],
+    )
+    def test_bad_facts_are_refused_with_the_field_named(
+        self, ledger: Ledger, fields: dict[str, object], field: str
+    ) -> None:
+        values: dict[str, object] = {"text": "Maria lives in Berlin", **fields}
+        with pytest.raises(InvalidInputError) as caught:
+            ledger.write(Fact(**values))  # type: ignore[arg-type]
+        assert caught.value.field == field
+        assert caught.value.fix
+        assert ledger.export() == ([], [])
+
+    def test_a_batch_with_one_bad_fact_writes_nothing(self, ledger: Ledger) -> None:
+        good = lives("Berlin", 2019)
+        late = lives("Lisbon", 2021, recorded_at=START + timedelta(days=9))
+        with pytest.raises(InvalidInputError, match=r"facts\[1\]\.recorded_at"):
+            ledger.write_many([good, late])
+        with pytest.raises(InvalidInputError, match=r"facts\[1\]"):
+            ledger.write_many([good, "not a fact"])  # type: ignore[list-item]
+        assert ledger.export() == ([], [])
+        assert ledger.current() == []
+
+    def test_ledger_owned_fields_are_refused_on_input(self, ledger: Ledger) -> None:
+        with pytest.raises(InvalidInputError, match="retired_at"):
+            ledger.write(lives("Berlin", 2019, retired_at=d(2020)))
+
+    def test_naive_query_times_are_refused(self, ledger: Ledger) -> None:
+        with pytest.raises(InvalidInputError, match="valid_at"):
+            ledger.as_of(valid_at=datetime(2020, 1, 1))
+        with pytest.raises(InvalidInputError, match="known_at"):
+            ledger.history("Maria", "lives in", known_at=datetime(2020, 1, 1))
+
+    def test_other_timezones_mean_the_same_instant(self, ledger: Ledger) -> None:
+        plus_two = timezone(timedelta(hours=2))
+        ledger.write(lives("Berlin", 2019))
+        at_midnight_utc = datetime(2020, 1, 1, 2, tzinfo=plus_two)
+        assert objects(ledger.as_of(valid_at=at_midnight_utc)) == ["Berlin"]
+
+    def test_sql_looking_strings_are_stored_verbatim(self, ledger: Ledger) -> None:
+        nasty = "Robert'); DROP TABLE statements;--"
+        result = ledger.write(
+            Fact(
+                text=nasty,
+                subject=nasty,
+                relation="name",
+                object=nasty,
+                namespace=nasty,
+                metadata={"x": nasty},
+                valid_from=d(2020),
+            )
+        )
+        (fact,) = ledger.current(namespace=nasty)
+        assert (fact.text, fact.subject, fact.object, fact.metadata["x"]) == (nasty,) * 4
+        assert ledger.get(result.statement_id).namespace == nasty
