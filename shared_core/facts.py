@@ -162,6 +162,7 @@ class Fact:
     retired_at: datetime | None = None
     end_reason: Reason | None = None
     retire_reason: Reason | None = None
+    _key: FactKey | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _validate_fact(self)
@@ -171,8 +172,10 @@ class Fact:
     def trusted(cls, **fields: Any) -> Fact:
         """Build a fact from values a store already validated (skips validation; internal)."""
         fact = object.__new__(cls)
-        for name in _FIELD_NAMES:
-            object.__setattr__(fact, name, fields.get(name, _FIELD_DEFAULTS.get(name)))
+        setter = object.__setattr__
+        for name, default in _FIELD_DEFAULTS.items():
+            setter(fact, name, fields.get(name, default))
+        setter(fact, "_key", None)
         return fact
 
     def __copy__(self) -> Fact:
@@ -191,9 +194,12 @@ class Fact:
         """The normalised (namespace, subject, relation), or ``None`` for prose."""
         if self.subject is None or self.relation is None:
             return None
-        return FactKey(
-            self.namespace, normalize_subject(self.subject), normalize_relation(self.relation)
-        )
+        if self._key is None:  # computed once: writes and queries ask for it often
+            key = FactKey(
+                self.namespace, normalize_subject(self.subject), normalize_relation(self.relation)
+            )
+            object.__setattr__(self, "_key", key)
+        return self._key
 
     @property
     def object_key(self) -> str | None:
@@ -239,10 +245,11 @@ class Fact:
                 value = thaw_metadata(value)
             out[name] = value
         out["status"] = str(self.status)
+        out["superseded_by"] = self.superseded_by
         return out
 
 
-_FIELD_NAMES = tuple(Fact.__dataclass_fields__)
+_FIELD_NAMES = tuple(name for name in Fact.__dataclass_fields__ if not name.startswith("_"))
 
 
 def _unpickle_fact(fields: dict[str, Any]) -> Fact:
@@ -250,7 +257,10 @@ def _unpickle_fact(fields: dict[str, Any]) -> Fact:
     return Fact.trusted(**fields)
 
 
-_FIELD_DEFAULTS: dict[str, Any] = {"namespace": DEFAULT_NAMESPACE, "metadata": MappingProxyType({})}
+_FIELD_DEFAULTS: dict[str, Any] = dict.fromkeys(_FIELD_NAMES) | {
+    "namespace": DEFAULT_NAMESPACE,
+    "metadata": MappingProxyType({}),
+}
 
 
 def _check_string(value: object, field_name: str, *, limit: int = MAX_NAME_CHARS) -> str:
@@ -412,11 +422,18 @@ def thaw_metadata(value: object) -> Any:
 
 def metadata_to_json(value: Mapping[str, Any]) -> str:
     """Serialise frozen metadata for storage."""
+    if not value:
+        return "{}"
     return json.dumps(thaw_metadata(value), ensure_ascii=False, allow_nan=False, sort_keys=True)
+
+
+_EMPTY_METADATA: Mapping[str, Any] = MappingProxyType({})
 
 
 def metadata_from_json(encoded: str) -> Mapping[str, Any]:
     """Inverse of :func:`metadata_to_json` (read-only)."""
+    if encoded == "{}":
+        return _EMPTY_METADATA
     frozen = _freeze(json.loads(encoded), "metadata")
     assert isinstance(frozen, Mapping)
     return frozen

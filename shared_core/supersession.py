@@ -13,13 +13,11 @@ Nothing here touches storage or mutates its inputs: the stores apply the returne
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from itertools import groupby
 
 from shared_core.clock import OPEN, Instant
-from shared_core.errors import NothingToRetractError
+from shared_core.errors import InvalidOperationError, NothingToRetractError
 from shared_core.facts import Decision, Reason, ReasonKind
 
 RULE_SUPERSESSION = "supersession"
@@ -55,6 +53,7 @@ class Version:
     valid_to: Instant  # OPEN when open
     end: Reason | None  # why it ends at valid_to (None when open)
     row_id: int | None = None  # the store's handle; not part of the version's identity
+    recorded_at: Instant | None = None  # set by the store; not part of the identity
 
     def identity(self) -> tuple[object, ...]:
         """Everything that makes two versions the same record."""
@@ -67,10 +66,34 @@ class Version:
 
 @dataclass(frozen=True, slots=True)
 class StreamState:
-    """The believed statements of a stream and the version records derived from them."""
+    """The believed statements of a stream and the version records derived from them.
+
+    A store may load only the *tail* of a long stream (``complete=False``): the statements and
+    versions from the start of the last version on. Nothing before that start can change when a
+    statement newer than every stored one arrives, so such writes (the common case: facts arrive
+    in time order) are planned on the tail alone; anything else needs the complete stream.
+    """
 
     statements: tuple[Statement, ...] = ()
     versions: tuple[Version, ...] = ()
+    complete: bool = True
+
+    def covers(self, instant: Instant) -> bool:
+        """Whether a new statement valid from ``instant`` can be planned on this state."""
+        if self.complete:
+            return True
+        return bool(self.statements) and instant > max(s.valid_from for s in self.statements)
+
+    def tail(self) -> StreamState:
+        """The part from the last version's start on (all of it if that is not smaller)."""
+        if len(self.versions) < 2:
+            return self
+        start = self.versions[-1].valid_from
+        return StreamState(
+            tuple(s for s in self.statements if s.valid_from >= start),
+            self.versions[-1:],
+            complete=False,
+        )
 
     def version_at(self, instant: Instant) -> Version | None:
         """The believed version valid at ``instant``, if any."""
@@ -101,73 +124,80 @@ class StreamPlan:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class _Piece:
-    start: Instant
-    end: Instant
-    value: str | None
-    cause: Statement  # the statement that starts this piece, or whose valid_to opens a gap
-    is_gap: bool  # True for the "no value" stretch after an explicit valid_to
+# A piece of the step function: (start, end, value or None, cause, is_gap). ``cause`` is the
+# statement that starts it or, for a gap, the statement whose explicit valid_to opened it.
+_Piece = tuple[Instant, Instant, str | None, Statement, bool]
 
 
 def derive_versions(statements: Iterable[Statement]) -> tuple[Version, ...]:
     """The versions of one stream, in valid-time order, from its believed statements."""
-    ordered = sorted(statements, key=lambda s: (s.valid_from, s.seq))
-    winners = [list(group)[-1] for _, group in groupby(ordered, key=lambda s: s.valid_from)]
-    pieces = _pieces(winners)
-    runs = _runs(pieces)
-    starts = [s.valid_from for s in ordered]
+    ordered = sorted(statements, key=_time_order)
+    pieces = _pieces(ordered)
+    versions: list[Version] = []
     heads: list[Statement] = []
-    for start, end, value, _ in runs:
-        lo, hi = bisect_right(starts, start - 1), bisect_right(starts, end - 1)
-        supporters = [s for s in ordered[lo:hi] if s.value == value]
-        heads.append(min(supporters, key=lambda s: s.seq))
-    versions = []
-    for index, ((start, end, value, following), head) in enumerate(zip(runs, heads, strict=True)):
-        next_head = heads[index + 1] if index + 1 < len(runs) else None
-        versions.append(
-            Version(head.fact_id, head.seq, value, start, end, _end_reason(following, next_head))
-        )
+    ends: list[_Piece | None] = []
+    index, low = 0, 0  # low: first statement that may support the current run
+    while index < len(pieces):
+        start, end, value, _, _ = pieces[index]
+        index += 1
+        if value is None:
+            continue
+        while index < len(pieces) and pieces[index][2] == value:
+            end = pieces[index][1]
+            index += 1
+        while ordered[low].valid_from < start:
+            low += 1
+        head: Statement | None = None  # the earliest-recorded supporter names the version
+        scan = low
+        while scan < len(ordered) and ordered[scan].valid_from < end:
+            candidate = ordered[scan]
+            if candidate.value == value and (head is None or candidate.seq < head.seq):
+                head = candidate
+            scan += 1
+        assert head is not None, "a run starts at a supporting statement"
+        heads.append(head)
+        ends.append(pieces[index] if index < len(pieces) else None)
+        versions.append(Version(head.fact_id, head.seq, value, start, end, None))
+    for position, version in enumerate(versions):
+        following = ends[position]
+        if following is not None:
+            next_head = heads[position + 1] if position + 1 < len(heads) else None
+            versions[position] = Version(
+                version.fact_id,
+                version.head_seq,
+                version.value,
+                version.valid_from,
+                version.valid_to,
+                _end_reason(following, next_head),
+            )
     return tuple(versions)
 
 
-def _pieces(winners: list[Statement]) -> list[_Piece]:
+def _time_order(statement: Statement) -> tuple[Instant, int]:
+    return statement.valid_from, statement.seq
+
+
+def _pieces(ordered: list[Statement]) -> list[_Piece]:
+    """The step function: at equal valid_from the last-recorded statement wins."""
     pieces: list[_Piece] = []
-    for index, winner in enumerate(winners):
-        following = winners[index + 1].valid_from if index + 1 < len(winners) else OPEN
+    count = len(ordered)
+    for index, winner in enumerate(ordered):
+        following = ordered[index + 1].valid_from if index + 1 < count else OPEN
+        if following == winner.valid_from:
+            continue  # a later-recorded statement at the same instant wins
         end = following if winner.valid_to is None else min(following, winner.valid_to)
-        pieces.append(_Piece(winner.valid_from, end, winner.value, winner, is_gap=False))
+        pieces.append((winner.valid_from, end, winner.value, winner, False))
         if end < following:
-            pieces.append(_Piece(end, following, None, winner, is_gap=True))
+            pieces.append((end, following, None, winner, True))
     return pieces
 
 
-def _runs(pieces: list[_Piece]) -> list[tuple[Instant, Instant, str, _Piece | None]]:
-    """Maximal contiguous runs of one non-empty value, each with the piece that ends it."""
-    runs: list[tuple[Instant, Instant, str, _Piece | None]] = []
-    index = 0
-    while index < len(pieces):
-        piece = pieces[index]
-        if piece.value is None:
-            index += 1
-            continue
-        end = piece.end
-        index += 1
-        while index < len(pieces) and pieces[index].value == piece.value:
-            end = pieces[index].end
-            index += 1
-        following = pieces[index] if index < len(pieces) else None
-        runs.append((piece.start, end, piece.value, following))
-    return runs
-
-
-def _end_reason(following: _Piece | None, next_head: Statement | None) -> Reason | None:
-    if following is None:
-        return None
-    if following.is_gap:
-        return Reason(ReasonKind.EXPIRED, following.cause.fact_id, RULE_VALID_TO)
-    if following.value is None:
-        return Reason(ReasonKind.RETRACTED, following.cause.fact_id, RULE_RETRACTION)
+def _end_reason(following: _Piece, next_head: Statement | None) -> Reason:
+    _, _, value, cause, is_gap = following
+    if is_gap:
+        return Reason(ReasonKind.EXPIRED, cause.fact_id, RULE_VALID_TO)
+    if value is None:
+        return Reason(ReasonKind.RETRACTED, cause.fact_id, RULE_RETRACTION)
     assert next_head is not None
     return Reason(ReasonKind.SUPERSEDED, next_head.fact_id, RULE_SUPERSESSION)
 
@@ -179,8 +209,27 @@ def plan_statement(state: StreamState, incoming: Statement) -> StreamPlan:
     statement is retired as corrected. Otherwise the versions are re-derived and the decision
     says what happened at ``incoming.valid_from``.
     """
+    if not state.covers(incoming.valid_from):
+        raise InvalidOperationError("a partial stream state cannot plan this statement")
     if _is_duplicate(state, incoming):
         return StreamPlan(Decision.DUPLICATE, after=state)
+    prefix, tail = _split_tail(state, incoming.valid_from)
+    if prefix is not None:  # newer than everything: only the last version can change
+        plan = plan_statement(tail, incoming)
+        assert plan.after is not None
+        after = StreamState(
+            prefix.statements + plan.after.statements,
+            prefix.versions + plan.after.versions,
+            complete=state.complete,
+        )
+        return StreamPlan(
+            plan.decision,
+            plan.add_statement,
+            plan.retire_statements,
+            plan.retire_versions,
+            plan.add_versions,
+            after,
+        )
     before = state.version_at(incoming.valid_from)
     if incoming.value is None and before is None:
         raise NothingToRetractError("nothing is valid at the retraction time")
@@ -193,10 +242,24 @@ def plan_statement(state: StreamState, incoming: Statement) -> StreamPlan:
     return _replan(state, incoming, corrected, decision)
 
 
+def _split_tail(state: StreamState, instant: Instant) -> tuple[StreamState | None, StreamState]:
+    """(what cannot change, the tail) for a statement newer than all of ``state``'s, if the
+    split saves work; else (None, state)."""
+    if len(state.versions) < 2 or instant <= max(s.valid_from for s in state.statements):
+        return None, state
+    start = state.versions[-1].valid_from
+    prefix = StreamState(
+        tuple(s for s in state.statements if s.valid_from < start), state.versions[:-1]
+    )
+    return prefix, state.tail()
+
+
 def plan_withdrawal(
     state: StreamState, withdrawn: Mapping[int, Reason], decision: Decision
 ) -> StreamPlan:
     """Plan retiring believed statements (by seq) in record time, e.g. a withdrawn mistake."""
+    if not state.complete:
+        raise InvalidOperationError("withdrawals need the complete stream state")
     retire = tuple((s, withdrawn[s.seq]) for s in state.statements if s.seq in withdrawn)
     if not retire:
         return StreamPlan(Decision.DUPLICATE, after=state)
@@ -249,7 +312,8 @@ def _replan(
         for key, v in old.items()
         if key not in new
     )
-    after = StreamState(statements, tuple(sorted(kept + list(added), key=lambda v: v.valid_from)))
+    versions = tuple(sorted(kept + list(added), key=lambda v: v.valid_from))
+    after = StreamState(statements, versions, complete=state.complete)
     return StreamPlan(decision, incoming, retire_statements, retire_versions, added, after)
 
 

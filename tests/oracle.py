@@ -353,8 +353,9 @@ class Oracle:
         rows = [r for r in self.records if r.fact_id == fact_id]
         believed = [r for r in rows if r.retired == OPEN]
         if not believed:
+            latest = {r.sid: r for r in rows}
             last = rows[-1].recorded
-            decisions = [self._rerecord(r, t) for r in rows if r.recorded == last]
+            decisions = [self._rerecord(r, t) for r in latest.values() if r.recorded == last]
             changed = any(d is not Decision.DUPLICATE for d in decisions)
             return Decision.RESTORED if changed else Decision.DUPLICATE
         if all(r.value is None for r in believed):

@@ -61,12 +61,21 @@ class Backend(Protocol):
         """Whether any statement uses this normalised relation."""
         ...
 
-    def key_id(self, key: FactKey, *, create: bool) -> int | None:
-        """The key's id, created on demand when ``create`` is true."""
+    def key_id(self, key: FactKey) -> int | None:
+        """The key's id, if any statement ever used the key."""
+        ...
+
+    def ensure_key(self, key: FactKey) -> tuple[int, bool]:
+        """The key's id, created if needed; the flag says whether it was created now."""
         ...
 
     def load_stream(self, key_id: int | None, stream: str) -> StreamState:
-        """The believed statements and version records of one stream."""
+        """The believed statements and version records of one stream (complete)."""
+        ...
+
+    def load_tail(self, key_id: int | None, stream: str) -> StreamState:
+        """The stream from the start of its last believed version on (``complete=False``
+        when it has versions); the whole stream when it has none."""
         ...
 
     def load_streams(self, key_id: int) -> dict[str, StreamState]:
@@ -86,6 +95,10 @@ class Backend(Protocol):
     def retire_version(self, row_id: int, at: Instant, reason: Reason) -> None: ...
 
     def statement(self, seq: int) -> StatementRow: ...
+
+    def known_fact_ids(self, fact_ids: list[str]) -> set[str]:
+        """Which of these ids any statement already uses."""
+        ...
 
     def statements_of_fact(self, fact_id: str) -> list[StatementRow]:
         """Every record with this fact id, in record order."""

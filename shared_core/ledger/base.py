@@ -163,6 +163,7 @@ class Ledger:
         for index, fact in enumerate(facts):
             _check_input(fact, f"facts[{index}]")
         with self._write() as batch:
+            batch.expect(facts)
             results = []
             for index, fact in enumerate(facts):
                 try:
@@ -229,7 +230,7 @@ class Ledger:
             reason = Reason(ReasonKind.CORRECTED, replacement.id, RULE_CORRECTION)
             withdrawn = batch.withdraw([original], reason, Decision.CORRECTED)
             written = batch.write_outcome(replacement)
-            outcome = combine([withdrawn, written], Decision.CORRECTED, fact_row=written.fact_row)
+            outcome = combine([withdrawn, written], Decision.CORRECTED, fact=written.fact)
             return batch.result(outcome, replacement.id)
 
     def retire(
@@ -255,8 +256,9 @@ class Ledger:
             rows = self._statements(fact_id)
             believed = [row for row in rows if row.believed]
             if not believed:  # re-record the last operation (a retraction may span streams)
+                latest = {(row.key_id, row.stream): row for row in rows}  # last per stream
                 last = rows[-1].recorded_at
-                outcomes = [batch.rerecord(row) for row in rows if row.recorded_at == last]
+                outcomes = [batch.rerecord(r) for r in latest.values() if r.recorded_at == last]
                 return batch.result(combine(outcomes, Decision.RESTORED), fact_id)
             if all(row.kind == KIND_RETRACTION for row in believed):
                 reason = Reason(ReasonKind.UNDONE, None, RULE_UNDO)
@@ -270,7 +272,7 @@ class Ledger:
         assert version is not None, "a believed assertion always starts a version"
         end = version.end
         if end is None:
-            return batch.result(Outcome(Decision.DUPLICATE, fact_row=version.row_id), row.fact_id)
+            return batch.result(Outcome(Decision.DUPLICATE, version), row.fact_id)
         if end.kind is ReasonKind.RETRACTED and end.by is not None:
             retraction = [
                 r for r in self._statements(end.by) if r.believed and r.stream == row.stream
@@ -278,10 +280,7 @@ class Ledger:
             reason = Reason(ReasonKind.UNDONE, row.fact_id, RULE_UNDO)
             outcome = batch.withdraw(retraction, reason, Decision.RESTORED)
             restored = batch.stream(row.key_id, row.stream).version_at(row.valid_from)
-            fact_row = restored.row_id if restored is not None else None
-            return batch.result(
-                combine([outcome], Decision.RESTORED, fact_row=fact_row), row.fact_id
-            )
+            return batch.result(combine([outcome], Decision.RESTORED, fact=restored), row.fact_id)
         if end.kind is ReasonKind.SUPERSEDED:
             raise NotRetiredError(
                 f"fact {row.fact_id!r} was superseded by {end.by!r}; it is history, not retired. "
@@ -344,7 +343,7 @@ class Ledger:
         key = FactKey(check_namespace(namespace), key_subject(subject), key_relation(relation))
         known = to_instant(known_at, "known_at") if known_at else _NOW_KNOWN
         with self._lock:
-            key_id = self._backend.key_id(key, create=False)
+            key_id = self._backend.key_id(key)
             rows = [] if key_id is None else self._backend.key_versions(key_id, known)
         shown: dict[str, FactRow] = {}
         believed_once: set[str] = set()

@@ -85,15 +85,18 @@ class InMemoryBackend:
     def relation_in_use(self, relation: str) -> bool:
         return any(key.relation == relation for key in self._keys)
 
-    def key_id(self, key: FactKey, *, create: bool) -> int | None:
+    def key_id(self, key: FactKey) -> int | None:
+        return self._keys.get(key)
+
+    def ensure_key(self, key: FactKey) -> tuple[int, bool]:
         found = self._keys.get(key)
-        if found is not None or not create:
-            return found
+        if found is not None:
+            return found, False
         new_id = len(self._keys) + 1
         self._keys[key] = new_id
         self._key_names[new_id] = key
         self._log(lambda: (self._keys.pop(key), self._key_names.pop(new_id)))
-        return new_id
+        return new_id, True
 
     def load_stream(self, key_id: int | None, stream: str) -> StreamState:
         handle = (key_id, stream)
@@ -107,6 +110,17 @@ class InMemoryBackend:
                     key=lambda v: v.valid_from,
                 )
             ),
+        )
+
+    def load_tail(self, key_id: int | None, stream: str) -> StreamState:
+        full = self.load_stream(key_id, stream)
+        if not full.versions:
+            return full
+        start = full.versions[-1].valid_from
+        return StreamState(
+            tuple(s for s in full.statements if s.valid_from >= start),
+            full.versions[-1:],
+            complete=False,
         )
 
     def load_streams(self, key_id: int) -> dict[str, StreamState]:
@@ -156,6 +170,10 @@ class InMemoryBackend:
 
     def statement(self, seq: int) -> StatementRow:
         return self._statements[seq]
+
+    def known_fact_ids(self, fact_ids: list[str]) -> set[str]:
+        wanted = set(fact_ids)
+        return {row.fact_id for row in self._statements.values() if row.fact_id in wanted}
 
     def statements_of_fact(self, fact_id: str) -> list[StatementRow]:
         return [row for row in self._statements.values() if row.fact_id == fact_id]

@@ -106,6 +106,7 @@ class VersionRow:
             self.valid_to,
             self.end,
             self.row_id,
+            self.recorded_at,
         )
 
     def visible(self, valid_at: Instant, known_at: Instant) -> bool:
@@ -158,18 +159,32 @@ def _optional_datetime(value: Instant | None) -> datetime | None:
 
 def to_fact(row: VersionRow, head: StatementRow) -> Fact:
     """A version record and the statement that names it, as a public :class:`Fact`."""
+    return version_fact(
+        row.version(), head, retired_at=row.retired_at, retire_reason=row.retire_reason
+    )
+
+
+def version_fact(
+    version: Version,
+    head: StatementRow,
+    *,
+    retired_at: Instant = OPEN,
+    retire_reason: Reason | None = None,
+) -> Fact:
+    """A stored version (``recorded_at`` set) and the statement that names it, as a Fact."""
+    assert version.recorded_at is not None, "only stored versions become facts"
     return Fact.trusted(
-        id=row.fact_id,
+        id=version.fact_id,
         text=head.text,
         subject=head.subject,
         relation=head.relation,
         object=head.object,
-        valid_from=from_instant(row.valid_from),
-        valid_to=_optional_datetime(row.valid_to),
-        namespace=row.namespace,
+        valid_from=from_instant(version.valid_from),
+        valid_to=_optional_datetime(version.valid_to),
+        namespace=head.namespace,
         metadata=metadata_from_json(head.metadata),
-        recorded_at=from_instant(row.recorded_at),
-        retired_at=_optional_datetime(row.retired_at),
-        end_reason=row.end,
-        retire_reason=row.retire_reason,
+        recorded_at=from_instant(version.recorded_at),
+        retired_at=_optional_datetime(retired_at),
+        end_reason=version.end,
+        retire_reason=retire_reason,
     )

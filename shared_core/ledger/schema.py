@@ -61,7 +61,8 @@ SCHEMA: tuple[str, ...] = (
         metadata TEXT NOT NULL
     ) STRICT""",
     "CREATE INDEX statements_fact ON statements (fact_id)",
-    f"CREATE INDEX statements_stream ON statements (key_id, stream) WHERE {BELIEVED_SQL}",
+    f"CREATE INDEX statements_stream ON statements (key_id, stream, valid_from) "
+    f"WHERE {BELIEVED_SQL}",
     f"CREATE INDEX statements_prose ON statements (namespace, text_key) "
     f"WHERE key_id IS NULL AND {BELIEVED_SQL}",
     """CREATE TABLE versions (
@@ -89,6 +90,6 @@ SCHEMA: tuple[str, ...] = (
     ) STRICT""",
     "CREATE INDEX versions_fact ON versions (fact_id)",
     "CREATE INDEX versions_key ON versions (key_id, valid_from)",
-    f"CREATE INDEX versions_stream ON versions (key_id, stream, valid_to) WHERE {BELIEVED_SQL}",
+    f"CREATE INDEX versions_stream ON versions (key_id, stream, valid_from) WHERE {BELIEVED_SQL}",
     f"CREATE INDEX versions_believed ON versions (namespace, valid_to) WHERE {BELIEVED_SQL}",
 )

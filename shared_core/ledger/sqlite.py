@@ -13,6 +13,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -53,6 +54,34 @@ _FACT_SELECT = (
     + " FROM versions v JOIN statements s ON s.seq = v.head_seq"
 )
 _N_VERSION = len(_VERSION_COLUMNS.split(","))
+# The write path's statements, built once (sqlite3 caches prepared statements by their text).
+_INSERT_STATEMENT = (
+    f"INSERT INTO statements ({_STATEMENT_COLUMNS}) "
+    f"VALUES ({', '.join('?' * len(_STATEMENT_COLUMNS.split(',')))})"
+)
+_INSERT_VERSION = (
+    "INSERT INTO versions (fact_id, head_seq, namespace, key_id, stream, value, valid_from, "
+    "valid_to, end_kind, end_by, end_rule, end_score, recorded_at, retired_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_RETIRE = (
+    "UPDATE {table} SET retired_at = ?, retire_kind = ?, retire_by = ?, retire_rule = ?, "
+    f"retire_score = ? WHERE {{column}} = ? AND {BELIEVED_SQL}"
+)
+_RETIRE_STATEMENT = _RETIRE.format(table="statements", column="seq")
+_RETIRE_VERSION = _RETIRE.format(table="versions", column="row_id")
+_LAST_VERSION_START = (
+    f"SELECT max(valid_from) FROM versions WHERE key_id IS ? AND stream = ? AND {BELIEVED_SQL}"
+)
+_STREAM_STATEMENTS = (
+    "SELECT seq, fact_id, key_id, value, kind, valid_from, valid_to, text_key FROM statements "
+    f"WHERE key_id IS ? AND stream = ? AND {BELIEVED_SQL} AND valid_from >= ?"
+)
+_STREAM_VERSIONS = (
+    "SELECT fact_id, head_seq, value, valid_from, valid_to, end_kind, end_by, end_rule, "
+    "end_score, row_id, recorded_at FROM versions "
+    f"WHERE key_id IS ? AND stream = ? AND {BELIEVED_SQL} AND valid_from >= ? ORDER BY valid_from"
+)
 
 
 class SQLiteBackend:
@@ -106,6 +135,7 @@ class SQLiteBackend:
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute(f"PRAGMA synchronous={'FULL' if durability == 'full' else 'NORMAL'}")
         self._conn.execute("PRAGMA foreign_keys=ON")
+        self._conn.execute("PRAGMA cache_size=-65536")  # 64 MiB of page cache
         with self.transaction():
             if "schema_migrations" not in self._table_names():  # re-checked under the lock
                 self._conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
@@ -213,44 +243,50 @@ class SQLiteBackend:
     def relation_in_use(self, relation: str) -> bool:
         return self._one("SELECT 1 FROM keys WHERE relation = ? LIMIT 1", (relation,)) is not None
 
-    def key_id(self, key: FactKey, *, create: bool) -> int | None:
+    def key_id(self, key: FactKey) -> int | None:
         found = self._keys.get(key) or self._pending_keys.get(key)
         if found is not None:
             return found
+        row = self._one(
+            "SELECT key_id FROM keys WHERE namespace = ? AND subject = ? AND relation = ?",
+            tuple(key),
+        )
+        if row is None:
+            return None
+        self._keys[key] = row[0]
+        return int(row[0])
+
+    def ensure_key(self, key: FactKey) -> tuple[int, bool]:
+        found = self.key_id(key)
+        if found is not None:
+            return found, False
         with self._translated():
-            row = self._one(
-                "SELECT key_id FROM keys WHERE namespace = ? AND subject = ? AND relation = ?",
-                tuple(key),
-            )
-            if row is not None:
-                self._keys[key] = row[0]
-                return int(row[0])
-            if not create:
-                return None
             cursor = self._conn.execute(
                 "INSERT INTO keys (namespace, subject, relation) VALUES (?, ?, ?)", tuple(key)
             )
         assert cursor.lastrowid is not None
-        self._pending_keys[key] = cursor.lastrowid
-        return cursor.lastrowid
+        self._pending_keys[key] = cursor.lastrowid  # cached for good only once committed
+        return cursor.lastrowid, True
 
     # ------------------------------------------------------------------ streams
     def load_stream(self, key_id: int | None, stream: str) -> StreamState:
-        statements = self._conn.execute(
-            "SELECT seq, fact_id, key_id, value, kind, valid_from, valid_to, text_key "
-            f"FROM statements WHERE key_id IS ? AND stream = ? AND {BELIEVED_SQL}",
-            (key_id, stream),
-        ).fetchall()
-        versions = self._conn.execute(
-            "SELECT fact_id, head_seq, value, valid_from, valid_to, end_kind, end_by, end_rule, "
-            f"end_score, row_id FROM versions WHERE key_id IS ? AND stream = ? AND {BELIEVED_SQL} "
-            "ORDER BY valid_from",
-            (key_id, stream),
-        ).fetchall()
+        return self._load(key_id, stream, since=None)
+
+    def load_tail(self, key_id: int | None, stream: str) -> StreamState:
+        last = self._one(_LAST_VERSION_START, (key_id, stream))[0]
+        if last is None:
+            return self._load(key_id, stream, since=None)
+        return replace(self._load(key_id, stream, since=last), complete=False)
+
+    def _load(self, key_id: int | None, stream: str, *, since: Instant | None) -> StreamState:
+        start = -(2**63) if since is None else since
+        with self._translated():
+            statements = self._conn.execute(_STREAM_STATEMENTS, (key_id, stream, start)).fetchall()
+            versions = self._conn.execute(_STREAM_VERSIONS, (key_id, stream, start)).fetchall()
         return StreamState(
             tuple(light_statement(*row) for row in statements),
             tuple(
-                Version(row[0], row[1], row[2], row[3], row[4], _reason(*row[5:9]), row[9])
+                Version(row[0], row[1], row[2], row[3], row[4], _reason(*row[5:9]), row[9], row[10])
                 for row in versions
             ),
         )
@@ -265,7 +301,7 @@ class SQLiteBackend:
     def insert_statement(self, row: StatementRow) -> None:
         reason = _reason_columns(row.retire_reason)
         self._conn.execute(
-            f"INSERT INTO statements ({_STATEMENT_COLUMNS}) VALUES ({', '.join('?' * 21)})",
+            _INSERT_STATEMENT,
             (
                 row.seq,
                 row.fact_id,
@@ -289,19 +325,13 @@ class SQLiteBackend:
         )
 
     def retire_statement(self, seq: int, at: Instant, reason: Reason) -> None:
-        self._conn.execute(
-            "UPDATE statements SET retired_at = ?, retire_kind = ?, retire_by = ?, "
-            f"retire_rule = ?, retire_score = ? WHERE seq = ? AND {BELIEVED_SQL}",
-            (at, *_reason_columns(reason), seq),
-        )
+        self._conn.execute(_RETIRE_STATEMENT, (at, *_reason_columns(reason), seq))
 
     def insert_version(
         self, version: Version, *, namespace: str, key_id: int | None, stream: str, at: Instant
     ) -> int:
         cursor = self._conn.execute(
-            "INSERT INTO versions (fact_id, head_seq, namespace, key_id, stream, value, "
-            "valid_from, valid_to, end_kind, end_by, end_rule, end_score, recorded_at, "
-            "retired_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            _INSERT_VERSION,
             (
                 version.fact_id,
                 version.head_seq,
@@ -320,15 +350,23 @@ class SQLiteBackend:
         return cursor.lastrowid
 
     def retire_version(self, row_id: int, at: Instant, reason: Reason) -> None:
-        self._conn.execute(
-            "UPDATE versions SET retired_at = ?, retire_kind = ?, retire_by = ?, "
-            f"retire_rule = ?, retire_score = ? WHERE row_id = ? AND {BELIEVED_SQL}",
-            (at, *_reason_columns(reason), row_id),
-        )
+        self._conn.execute(_RETIRE_VERSION, (at, *_reason_columns(reason), row_id))
 
     # ------------------------------------------------------------------ reads
     def statement(self, seq: int) -> StatementRow:
         return self._statements("WHERE seq = ?", (seq,))[0]
+
+    def known_fact_ids(self, fact_ids: list[str]) -> set[str]:
+        known: set[str] = set()
+        with self._translated():
+            for start in range(0, len(fact_ids), 500):  # under SQLite's variable limit
+                chunk = fact_ids[start : start + 500]
+                marks = ", ".join("?" * len(chunk))
+                rows = self._conn.execute(
+                    f"SELECT DISTINCT fact_id FROM statements WHERE fact_id IN ({marks})", chunk
+                )
+                known.update(row[0] for row in rows)
+        return known
 
     def statements_of_fact(self, fact_id: str) -> list[StatementRow]:
         return self._statements("WHERE fact_id = ? ORDER BY seq", (fact_id,))
@@ -344,21 +382,28 @@ class SQLiteBackend:
         return found[0] if found else None
 
     def query(self, query: VersionQuery) -> list[FactRow]:
-        where = ["v.namespace = ?", "v.valid_from <= ?", "v.valid_to > ?"]
-        params: list[Any] = [query.namespace, query.valid_at, query.valid_at]
+        where = ["v.valid_from <= ?", "v.valid_to > ?"]
+        params: list[Any] = [query.valid_at, query.valid_at]
         if query.known_at >= OPEN - 1:
             where.append(f"v.{BELIEVED_SQL}")
         else:
             where += ["v.recorded_at <= ?", "v.retired_at > ?"]
             params += [query.known_at, query.known_at]
-        if query.subject is not None or query.relation is not None:
-            keys = ["namespace = ?"]
-            params.append(query.namespace)
-            for column in ("subject", "relation"):
-                if getattr(query, column) is not None:
-                    keys.append(f"{column} = ?")
-                    params.append(getattr(query, column))
-            where.append(f"v.key_id IN (SELECT key_id FROM keys WHERE {' AND '.join(keys)})")
+        if query.subject is not None and query.relation is not None:
+            key_id = self.key_id(FactKey(query.namespace, query.subject, query.relation))
+            if key_id is None:
+                return []
+            where.insert(0, "v.key_id = ?")  # one key: its own index, whatever the ledger size
+            params.insert(0, key_id)
+        elif query.subject is not None or query.relation is not None:
+            column = "subject" if query.subject is not None else "relation"
+            where.insert(
+                0, f"v.key_id IN (SELECT key_id FROM keys WHERE namespace = ? AND {column} = ?)"
+            )
+            params[:0] = [query.namespace, getattr(query, column)]
+        else:
+            where.insert(0, "v.namespace = ?")
+            params.insert(0, query.namespace)
         sql = (
             f"{_FACT_SELECT} LEFT JOIN keys k ON k.key_id = v.key_id WHERE {' AND '.join(where)} "
             "ORDER BY v.key_id IS NULL, k.subject, k.relation, v.valid_from, v.row_id"

@@ -2,8 +2,9 @@
 
 A :class:`Batch` lives for one transaction of :class:`~shared_core.ledger.base.Ledger`. It hands
 out statement sequence numbers and record times (never going backwards), keeps the state of every
-stream it touched so a batch of many facts loads each stream once, runs the pure rules of
-:mod:`shared_core.supersession` and applies their plans to the backend.
+stream it touched (loading only a stream's tail when the write is newer than everything in it),
+runs the pure rules of :mod:`shared_core.supersession`, applies their plans to the backend and
+builds the results from what it already holds, without reading rows back.
 """
 
 from __future__ import annotations
@@ -30,33 +31,45 @@ from shared_core.facts import (
     normalize_text,
 )
 from shared_core.ledger.backend import Backend
-from shared_core.ledger.records import KIND_ASSERTION, KIND_RETRACTION, StatementRow, to_fact
+from shared_core.ledger.records import (
+    KIND_ASSERTION,
+    KIND_RETRACTION,
+    StatementRow,
+    to_fact,
+    version_fact,
+)
 from shared_core.ledger.results import WriteResult
-from shared_core.supersession import StreamPlan, StreamState, plan_statement, plan_withdrawal
+from shared_core.supersession import (
+    StreamPlan,
+    StreamState,
+    Version,
+    plan_statement,
+    plan_withdrawal,
+)
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What one or more plans did, by version row id (turned into facts at the end)."""
+    """What one or more plans did (turned into facts at the end of the operation)."""
 
     decision: Decision
-    fact_row: int | None = None
-    closed_rows: tuple[int, ...] = ()
-    retired_rows: tuple[int, ...] = ()
+    fact: Version | None = None  # the stored version carrying the statement
+    closed: tuple[Version, ...] = ()  # stored versions whose validity was ended or shortened
+    retired_rows: tuple[int, ...] = ()  # version rows withdrawn in record time
 
 
 def combine(
-    outcomes: Iterable[Outcome], decision: Decision, *, fact_row: int | None = None
+    outcomes: Iterable[Outcome], decision: Decision, *, fact: Version | None = None
 ) -> Outcome:
     """Merge outcomes; the result is ``decision`` unless every part was a duplicate."""
     parts = list(outcomes)
     changed = any(part.decision is not Decision.DUPLICATE for part in parts)
-    if fact_row is None:
-        fact_row = next((p.fact_row for p in parts if p.fact_row is not None), None)
+    if fact is None:
+        fact = next((p.fact for p in parts if p.fact is not None), None)
     return Outcome(
         decision if changed else Decision.DUPLICATE,
-        fact_row,
-        tuple(dict.fromkeys(row for part in parts for row in part.closed_rows)),
+        fact,
+        tuple(dict.fromkeys(v for part in parts for v in part.closed)),
         tuple(dict.fromkeys(row for part in parts for row in part.retired_rows)),
     )
 
@@ -72,6 +85,9 @@ class Batch:
         self.pinned: Instant | None = None  # an explicit record time for the whole batch
         self._streams: dict[tuple[int | None, str], StreamState] = {}
         self._cardinalities: dict[str, Cardinality] = {}
+        self._heads: dict[int, StatementRow] = {}  # statements by seq, to build results
+        self._retired_rows: set[int] = set()  # version rows this batch retired
+        self._unused_ids: set[str] = set()  # fact ids known to be new (see expect)
 
     # ------------------------------------------------------------ record time and identity
     def take_seq(self) -> int:
@@ -114,12 +130,33 @@ class Batch:
             self._cardinalities[relation] = found or Cardinality.ONE
         return self._cardinalities[relation]
 
-    def stream(self, key_id: int | None, stream: str) -> StreamState:
-        """The (cached) believed state of one stream."""
+    def stream(
+        self, key_id: int | None, stream: str, *, since: Instant | None = None
+    ) -> StreamState:
+        """The believed state of one stream: enough of it to plan a statement valid from
+        ``since`` (its tail may do), or all of it when ``since`` is None."""
         handle = (key_id, stream)
-        if handle not in self._streams:
-            self._streams[handle] = self._backend.load_stream(key_id, stream)
+        cached = self._streams.get(handle)
+        if cached is not None and (cached.complete or (since is not None and cached.covers(since))):
+            return cached
+        if cached is None and since is not None:
+            tail = self._backend.load_tail(key_id, stream)
+            if tail.covers(since):
+                self._streams[handle] = tail
+                return tail
+        self._streams[handle] = self._backend.load_stream(key_id, stream)
         return self._streams[handle]
+
+    def head(self, seq: int) -> StatementRow:
+        """A statement by seq (cached: results are built from statements this batch knows)."""
+        if seq not in self._heads:
+            self._heads[seq] = self._backend.statement(seq)
+        return self._heads[seq]
+
+    def expect(self, facts: list[Fact]) -> None:
+        """Look up in one query which of these facts' ids are already used."""
+        ids = [fact.id for fact in facts]
+        self._unused_ids = set(ids) - self._backend.known_fact_ids(ids)
 
     # ------------------------------------------------------------ operations
     def write_fact(self, fact: Fact) -> WriteResult:
@@ -137,9 +174,12 @@ class Batch:
                 "is not after valid_from (which defaulted to the record time)",
                 "give valid_from explicitly, or a later valid_to",
             )
-        existing = self._backend.statements_of_fact(fact.id)
-        if existing:
-            return self._resubmission(existing, fact, valid_from, valid_to)
+        if fact.id in self._unused_ids:
+            self._unused_ids.discard(fact.id)  # a second use in this batch is looked up
+        else:
+            existing = self._backend.statements_of_fact(fact.id)
+            if existing:
+                return self._resubmission(existing, fact, valid_from, valid_to)
         key = fact.key
         if key is None:
             loose_from = valid_from if fact.valid_from is not None else None
@@ -147,12 +187,14 @@ class Batch:
             same = self._backend.find_prose(fact.namespace, text_key, loose_from, valid_to)
             if same is not None:
                 return self._duplicate_of(same)
-            key_id, stream, value = None, fact.id, None
+            key_id, stream, value, new_stream = None, fact.id, None, True
         else:
-            key_id = self._backend.key_id(key, create=True)
+            key_id, new_stream = self._backend.ensure_key(key)
             value = fact.object_key
             many = self.cardinality(key.relation) is Cardinality.MANY
             stream = value if many and value is not None else ""
+        if new_stream:  # nothing to load: the stream starts here
+            self._streams.setdefault((key_id, stream), StreamState())
         row = statement_row(
             fact,
             seq=self.take_seq(),
@@ -170,10 +212,9 @@ class Batch:
     ) -> Outcome:
         """End what is valid for ``key`` at ``when`` (see ``Ledger.retract``)."""
         self.record_time(None)
-        key_id = self._backend.key_id(key, create=False)
+        key_id = self._backend.key_id(key)
         if key_id is None:
             raise NothingToRetractError(f"no facts stored for {key.subject!r} / {key.relation!r}")
-        targets = self._retraction_targets(key, key_id, wanted, when)
         outcomes = [
             self.apply_statement(
                 statement_row(
@@ -189,7 +230,7 @@ class Batch:
                     display_object=shown,
                 )
             )
-            for stream, shown in targets
+            for stream, shown in self._retraction_targets(key, key_id, wanted, when)
         ]
         return combine(outcomes, Decision.RETRACTED)
 
@@ -197,13 +238,9 @@ class Batch:
         self, key: FactKey, key_id: int, wanted: ObjectValue | None, when: Instant
     ) -> list[tuple[str, ObjectValue | None]]:
         if self.cardinality(key.relation) is Cardinality.ONE:
-            version = self.stream(key_id, "").version_at(when)
-            if (
-                version is not None
-                and wanted is not None
-                and version.value != normalize_object(wanted)
-            ):
-                shown = self._backend.statement(version.head_seq).object
+            version = self.stream(key_id, "", since=when).version_at(when)
+            if version and wanted is not None and version.value != normalize_object(wanted):
+                shown = self.head(version.head_seq).object
                 raise NothingToRetractError(
                     f"{key.subject!r} / {key.relation!r} is {shown!r} at that time, "
                     f"not {wanted!r}; nothing was retracted"
@@ -217,7 +254,7 @@ class Batch:
             state = self.stream(key_id, name)
             version = state.version_at(when)
             if version is not None:
-                valid.append((name, self._backend.statement(version.head_seq).object))
+                valid.append((name, self.head(version.head_seq).object))
             elif any(s.value is None and s.valid_from == when for s in state.statements):
                 repeated.append((name, None))
         # Nothing valid: the same retraction again is a duplicate, anything else an error.
@@ -225,7 +262,7 @@ class Batch:
 
     def apply_statement(self, row: StatementRow) -> Outcome:
         """Plan and apply one new statement on its stream."""
-        state = self.stream(row.key_id, row.stream)
+        state = self.stream(row.key_id, row.stream, since=row.valid_from)
         try:
             plan = plan_statement(state, row.statement())
         except NothingToRetractError:
@@ -236,13 +273,9 @@ class Batch:
             ) from None
         if plan.decision is Decision.DUPLICATE:
             return self._duplicate_of(row, state)
-        ids = self._apply(row.key_id, row.stream, row.namespace, plan, row)
-        after = self.stream(row.key_id, row.stream)
-        fact_row = None
-        if row.kind == KIND_ASSERTION:
-            carrying = after.version_at(row.valid_from)
-            fact_row = carrying.row_id if carrying else None
-        return _outcome(plan, ids, fact_row)
+        after = self._apply(row.key_id, row.stream, row.namespace, plan, row)
+        carrying = after.version_at(row.valid_from) if row.kind == KIND_ASSERTION else None
+        return self._outcome(plan, after, carrying)
 
     def withdraw(self, rows: list[StatementRow], reason: Reason, decision: Decision) -> Outcome:
         """Retire believed statements in record time and re-derive their streams."""
@@ -255,8 +288,8 @@ class Batch:
                 self.stream(key_id, stream), {r.seq: reason for r in members}, decision
             )
             if plan.decision is not Decision.DUPLICATE:
-                ids = self._apply(key_id, stream, members[0].namespace, plan, None)
-                outcomes.append(_outcome(plan, ids, None))
+                after = self._apply(key_id, stream, members[0].namespace, plan, None)
+                outcomes.append(self._outcome(plan, after, None))
         return combine(outcomes, decision)
 
     def rerecord(self, row: StatementRow) -> Outcome:
@@ -268,18 +301,19 @@ class Batch:
         return self.apply_statement(fresh)
 
     def result(self, outcome: Outcome, statement_id: str) -> WriteResult:
-        """Turn row ids into facts."""
-        wanted = [r for r in (outcome.fact_row, *outcome.closed_rows, *outcome.retired_rows) if r]
-        facts = {
-            row.row_id: to_fact(row, head)
-            for row, head in self._backend.versions_by_row(list(dict.fromkeys(wanted)))
-        }
+        """The public result, built from the versions and statements this batch holds."""
+        retired = self._backend.versions_by_row(list(outcome.retired_rows))
+        fact = outcome.fact
         return WriteResult(
             decision=outcome.decision,
             statement_id=statement_id,
-            fact=facts[outcome.fact_row] if outcome.fact_row else None,
-            closed=tuple(facts[r] for r in outcome.closed_rows if facts[r].retired_at is None),
-            retired=tuple(facts[r] for r in outcome.retired_rows),
+            fact=None if fact is None else version_fact(fact, self.head(fact.head_seq)),
+            closed=tuple(
+                version_fact(v, self.head(v.head_seq))
+                for v in outcome.closed
+                if v.row_id not in self._retired_rows  # replaced later in this operation
+            ),
+            retired=tuple(to_fact(row, head) for row, head in retired),
         )
 
     # ------------------------------------------------------------ internals
@@ -290,35 +324,59 @@ class Batch:
         namespace: str,
         plan: StreamPlan,
         row: StatementRow | None,
-    ) -> dict[tuple[object, ...], int]:
+    ) -> StreamState:
+        """Store the plan; returns the stream's new state (stored versions carry row ids)."""
         when = self.last_time
         if plan.add_statement is not None and row is not None:
             self._backend.insert_statement(row)
+            self._heads[row.seq] = row
         for statement, reason in plan.retire_statements:
             self._backend.retire_statement(statement.seq, when, reason)
         for version, reason in plan.retire_versions:
             assert version.row_id is not None
             self._backend.retire_version(version.row_id, when, reason)
-        ids = {
-            version.identity(): self._backend.insert_version(
-                version, namespace=namespace, key_id=key_id, stream=stream, at=when
+            self._retired_rows.add(version.row_id)
+        stored = {
+            version.identity(): _stored(
+                version,
+                self._backend.insert_version(
+                    version, namespace=namespace, key_id=key_id, stream=stream, at=when
+                ),
+                when,
             )
             for version in plan.add_versions
         }
         assert plan.after is not None
         versions = tuple(
-            v if v.row_id is not None else replace(v, row_id=ids[v.identity()])
-            for v in plan.after.versions
+            v if v.row_id is not None else stored[v.identity()] for v in plan.after.versions
         )
-        self._streams[(key_id, stream)] = StreamState(plan.after.statements, versions)
-        return ids
+        after = StreamState(plan.after.statements, versions, complete=plan.after.complete)
+        # Keep only the tail: the next write is most likely newer still, and the backend
+        # (which sees this transaction's rows) serves anything else.
+        self._streams[(key_id, stream)] = after.tail()
+        return after
+
+    @staticmethod
+    def _outcome(plan: StreamPlan, after: StreamState, carrying: Version | None) -> Outcome:
+        closed = {v.identity() for v in plan.closed()}
+        retired = [
+            v.row_id
+            for v, reason in plan.retire_versions
+            if reason.kind is not ReasonKind.REVISED and v.row_id is not None
+        ]
+        return Outcome(
+            plan.decision,
+            carrying,
+            tuple(v for v in after.versions if v.identity() in closed),
+            tuple(retired),
+        )
 
     def _duplicate_of(self, row: StatementRow, state: StreamState | None = None) -> Outcome:
         if row.kind == KIND_RETRACTION:
             return Outcome(Decision.DUPLICATE)
-        state = state if state is not None else self.stream(row.key_id, row.stream)
-        version = state.version_at(row.valid_from)
-        return Outcome(Decision.DUPLICATE, version.row_id if version else None)
+        if state is None:
+            state = self.stream(row.key_id, row.stream)
+        return Outcome(Decision.DUPLICATE, state.version_at(row.valid_from))
 
     def _resubmission(
         self,
@@ -348,20 +406,15 @@ class Batch:
         return self._duplicate_of(believed[0]) if believed else Outcome(Decision.DUPLICATE)
 
 
+def _stored(version: Version, row_id: int, when: Instant) -> Version:
+    v = version
+    return Version(v.fact_id, v.head_seq, v.value, v.valid_from, v.valid_to, v.end, row_id, when)
+
+
 def _key_of(row: StatementRow) -> tuple[str, str] | None:
     if row.subject is None or row.relation is None:
         return None
     return normalize_subject(row.subject), normalize_relation(row.relation)
-
-
-def _outcome(plan: StreamPlan, ids: dict[tuple[object, ...], int], fact_row: int | None) -> Outcome:
-    kept_ids = [ids[v.identity()] for v in plan.closed()]
-    retired = [
-        v.row_id
-        for v, reason in plan.retire_versions
-        if reason.kind is not ReasonKind.REVISED and v.row_id is not None
-    ]
-    return Outcome(plan.decision, fact_row, tuple(kept_ids), tuple(retired))
 
 
 def statement_row(
