@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 
 from shared_core import Cardinality, Decision, Fact, ManualClock, SQLiteLedger
-from shared_core.ledger.sqlite import Durability
+from shared_core.ledger import Durability
 
 T0 = datetime(2020, 1, 1, tzinfo=UTC)  # valid times start here
 NOW = datetime(2025, 1, 1, tzinfo=UTC)  # the ledger's clock (record time) starts here

@@ -19,15 +19,12 @@ Rich is imported only by the functions that render, so importing this module sta
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import fields, is_dataclass
-from datetime import UTC, datetime, time
-from enum import Enum
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from shared_core.clock import parse_datetime
 from shared_core.errors import (
@@ -36,14 +33,22 @@ from shared_core.errors import (
     NotALedgerError,
     TemporalRagError,
 )
-from shared_core.facts import DEFAULT_NAMESPACE, Fact, Reason, ReasonKind
+from shared_core.facts import DEFAULT_NAMESPACE
+from shared_core.render import (
+    emit_json,
+    explanation_to_dict,
+    fit_ids,
+    format_time,
+    plain,
+    print_facts,
+    timeline_table,
+    versions_table,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
 
-    from shared_core.ledger import Explanation, SQLiteLedger
+    from shared_core.ledger import SQLiteLedger
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -231,9 +236,10 @@ def _cmd_current(args: argparse.Namespace, console: Console) -> int:
             namespace=args.namespace, subject=args.subject, relation=args.relation
         )
     if args.json:
-        return _emit_json(console, [fact.to_dict() for fact in facts])
+        emit_json(console, [fact.to_dict() for fact in facts])
+        return EXIT_OK
     title = f"Current facts (namespace {args.namespace!r})"
-    _print_facts(console, facts, title, empty="Nothing is current.")
+    print_facts(console, facts, title, empty="Nothing is current.")
     return EXIT_OK
 
 
@@ -243,11 +249,12 @@ def _cmd_history(args: argparse.Namespace, console: Console) -> int:
             args.subject, args.relation, namespace=args.namespace, known_at=args.known_at
         )
     if args.json:
-        return _emit_json(console, [fact.to_dict() for fact in facts])
+        emit_json(console, [fact.to_dict() for fact in facts])
+        return EXIT_OK
     known = f", as known at {format_time(args.known_at)}" if args.known_at else ""
     title = f"History of {args.subject} / {args.relation}{known}"
     if not facts:
-        console.print(_plain(f"{title}: no versions."))
+        console.print(plain(f"{title}: no versions."))
     else:
         console.print(fit_ids(console, lambda ids: timeline_table(facts, title=title, ids=ids)))
     return EXIT_OK
@@ -265,11 +272,12 @@ def _cmd_as_of(args: argparse.Namespace, console: Console) -> int:
             relation=args.relation,
         )
     if args.json:
-        return _emit_json(console, [fact.to_dict() for fact in facts])
+        emit_json(console, [fact.to_dict() for fact in facts])
+        return EXIT_OK
     valid = f"Valid at {format_time(valid_at)}" if valid_at else "Valid now"
     known = f"as known at {format_time(known_at)}" if known_at else "as known now"
     title = f"{valid}, {known} (namespace {args.namespace!r})"
-    _print_facts(console, facts, title, empty="Nothing was valid then, as known then.")
+    print_facts(console, facts, title, empty="Nothing was valid then, as known then.")
     return EXIT_OK
 
 
@@ -277,12 +285,13 @@ def _cmd_explain(args: argparse.Namespace, console: Console) -> int:
     with open_existing_ledger(Path(args.ledger)) as ledger:
         explanation = ledger.explain(args.fact_id)
     if args.json:
-        return _emit_json(console, explanation_to_dict(explanation))
-    console.print(_plain(explanation.summary()))
+        emit_json(console, explanation_to_dict(explanation))
+        return EXIT_OK
+    console.print(plain(explanation.summary()))
     if explanation.versions:
         console.print(versions_table(explanation))
     else:
-        console.print(_plain("This statement has no version of its own."))
+        console.print(plain("This statement has no version of its own."))
     return EXIT_OK
 
 
@@ -326,243 +335,6 @@ def prepare_demo_path(path: Path, *, fresh: bool) -> None:
 def _looks_like_sqlite(path: Path) -> bool:
     with path.open("rb") as handle:
         return handle.read(16) == b"SQLite format 3\x00"
-
-
-# --------------------------------------------------------------------------- values
-def format_time(value: datetime | None, *, missing: str = "—") -> str:
-    """A compact UTC form for tables: the date alone at midnight, else to the second."""
-    if value is None:
-        return missing
-    utc = value.astimezone(UTC)
-    if utc.time() == time(0):
-        return utc.date().isoformat()
-    return utc.strftime("%Y-%m-%d %H:%M:%SZ")
-
-
-def short_id(fact_id: str | None) -> str:
-    """The first eight characters of a fact id (enough to tell facts apart in a table)."""
-    return "—" if fact_id is None else fact_id[:8]
-
-
-def shown_object(fact: Fact) -> str:
-    """The object for display, or the text of plain prose."""
-    return fact.text if fact.object is None else str(fact.object)
-
-
-_REASON_VERBS = {
-    ReasonKind.SUPERSEDED: "superseded by",
-    ReasonKind.RETRACTED: "retracted by",
-    ReasonKind.EXPIRED: "ended at its valid_to",
-    ReasonKind.REVISED: "revised by",
-    ReasonKind.CORRECTED: "corrected by",
-    ReasonKind.WITHDRAWN: "withdrawn",
-    ReasonKind.MERGED: "merged into",
-    ReasonKind.UNDONE: "undone",
-}
-
-
-def describe_reason(reason: Reason | None, labels: Mapping[str, str] | None = None) -> str:
-    """E.g. ``superseded by Lisbon (ca376fe0)``; ``labels`` map fact ids to objects."""
-    if reason is None:
-        return ""
-    text = _REASON_VERBS[reason.kind]
-    if reason.by is not None:
-        label = (labels or {}).get(reason.by)
-        text += f" {label} ({short_id(reason.by)})" if label else f" {short_id(reason.by)}"
-    if reason.score is not None:
-        text += f", score {reason.score:.3f}"
-    return text
-
-
-def why_ended(fact: Fact, labels: Mapping[str, str] | None = None) -> str:
-    """Why a version is not current: its retirement in record time, else the end of validity."""
-    if fact.retired_at is not None:
-        return (
-            f"retired {format_time(fact.retired_at)}: {describe_reason(fact.retire_reason, labels)}"
-        )
-    return describe_reason(fact.end_reason, labels)
-
-
-# --------------------------------------------------------------------------- rendering
-def _plain(text: str) -> Text:
-    from rich.text import Text
-
-    return Text(text)  # never rich markup: ledger text may contain [brackets]
-
-
-_FIXED_COLUMNS = {"valid from", "valid to", "recorded at", "retired at", "status", "as known on"}
-
-
-def new_table(title: str, columns: Sequence[str]) -> Table:
-    """A plain table: times and statuses never wrap, text columns fold when space is short."""
-    from rich import box
-    from rich.table import Table
-
-    table = Table(
-        title=title,
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        show_edge=False,
-        collapse_padding=True,
-    )
-    for name in columns:
-        if name in _FIXED_COLUMNS:
-            table.add_column(name, no_wrap=True)
-        elif name == "id":
-            table.add_column(name, overflow="fold", style="dim", min_width=8)
-        else:
-            table.add_column(name, overflow="fold", min_width=min(len(name), 8))
-    return table
-
-
-def _id_column(ids: IdStyle) -> list[str]:
-    return [] if ids == "none" else ["id"]
-
-
-def _id_cell(fact: Fact, ids: IdStyle) -> list[str]:
-    if ids == "none":
-        return []
-    return [fact.id if ids == "full" else short_id(fact.id)]
-
-
-def fit_ids(console: Console, build: Callable[[IdStyle], Table]) -> Table:
-    """The table with full fact ids if it fits the console, else with shortened ids."""
-    from rich.measure import Measurement
-
-    table = build("full")
-    unbounded = console.options.update(max_width=10_000)  # the width it wants, unclamped
-    if Measurement.get(console, unbounded, table).maximum <= console.width:
-        return table
-    table = build("short")
-    table.caption = "ids shortened to fit: widen the terminal or use --json for full ids"
-    table.caption_justify = "left"
-    return table
-
-
-def add_row(table: Table, cells: Iterable[str]) -> None:
-    """Add a row of literal text (no rich markup)."""
-    from rich.text import Text
-
-    table.add_row(*(Text(cell) for cell in cells))
-
-
-def facts_table(facts: Sequence[Fact], *, title: str, ids: IdStyle = "full") -> Table:
-    """Facts valid at one instant: who, what, since when, known since when (and their ids)."""
-    show_to = any(fact.valid_to is not None for fact in facts)
-    columns = ["subject", "relation", "object", "valid from"]
-    columns += ["valid to"] if show_to else []
-    table = new_table(title, [*columns, "recorded at", *_id_column(ids)])
-    for fact in facts:
-        cells = [
-            fact.subject or "",
-            fact.relation or "",
-            shown_object(fact),
-            format_time(fact.valid_from),
-        ]
-        cells += [format_time(fact.valid_to, missing="open")] if show_to else []
-        cells += [format_time(fact.recorded_at), *_id_cell(fact, ids)]
-        add_row(table, cells)
-    return table
-
-
-def timeline_table(facts: Sequence[Fact], *, title: str, ids: IdStyle = "full") -> Table:
-    """One key's versions in valid-time order, with why each ended or was retired."""
-    labels = {fact.id: shown_object(fact) for fact in facts}
-    columns = [
-        "object",
-        "valid from",
-        "valid to",
-        "recorded at",
-        "status",
-        "why it ended / was retired",
-        *_id_column(ids),
-    ]
-    table = new_table(title, columns)
-    for fact in facts:
-        add_row(
-            table,
-            [
-                shown_object(fact),
-                format_time(fact.valid_from),
-                format_time(fact.valid_to, missing="open"),
-                format_time(fact.recorded_at),
-                str(fact.status),
-                why_ended(fact, labels),
-                *_id_cell(fact, ids),
-            ],
-        )
-    return table
-
-
-def versions_table(explanation: Explanation) -> Table:
-    """Every record of the version named by an explained fact id, in record order."""
-    columns = [
-        "object",
-        "valid from",
-        "valid to",
-        "recorded at",
-        "retired at",
-        "status",
-        "why it ended / was retired",
-    ]
-    table = new_table(f"Version records of {explanation.fact_id}", columns)
-    for fact in explanation.versions:
-        add_row(
-            table,
-            [
-                shown_object(fact),
-                format_time(fact.valid_from),
-                format_time(fact.valid_to, missing="open"),
-                format_time(fact.recorded_at),
-                format_time(fact.retired_at, missing="believed"),
-                str(fact.status),
-                why_ended(fact),
-            ],
-        )
-    return table
-
-
-def _print_facts(console: Console, facts: Sequence[Fact], title: str, *, empty: str) -> None:
-    if facts:
-        console.print(fit_ids(console, lambda ids: facts_table(facts, title=title, ids=ids)))
-    else:
-        console.print(_plain(f"{title}: {empty}"))
-
-
-# --------------------------------------------------------------------------- JSON
-def to_jsonable(value: Any) -> Any:
-    """Plain JSON values from facts, records, reasons, datetimes and enums."""
-    if isinstance(value, Fact):
-        return value.to_dict()
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, Enum):
-        return value.value
-    if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_jsonable(getattr(value, f.name)) for f in fields(value)}
-    if isinstance(value, Mapping):
-        return {str(key): to_jsonable(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [to_jsonable(item) for item in value]
-    return value
-
-
-def explanation_to_dict(explanation: Explanation) -> dict[str, Any]:
-    """An explanation as JSON-ready data (its summary included)."""
-    return {
-        "fact_id": explanation.fact_id,
-        "summary": explanation.summary(),
-        "reason": to_jsonable(explanation.reason),
-        "statements": to_jsonable(explanation.statements),
-        "versions": to_jsonable(explanation.versions),
-        "part_of": to_jsonable(explanation.part_of),
-    }
-
-
-def _emit_json(console: Console, payload: Any) -> int:
-    console.file.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
-    console.file.flush()
-    return EXIT_OK
 
 
 if __name__ == "__main__":  # pragma: no cover - `python -m shared_core.cli`

@@ -25,10 +25,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from shared_core.cli import PROG, add_row, facts_table, format_time, new_table, timeline_table
+from shared_core.cli import PROG
 from shared_core.clock import ManualClock
 from shared_core.facts import Cardinality, Decision, Fact
 from shared_core.ledger import SQLiteLedger, WriteResult
+from shared_core.render import add_row, facts_table, format_time, new_table, timeline_table
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -77,6 +77,23 @@ class ReasonKind(StrEnum):
     MERGED = "merged"  # absorbed into an adjacent version with the same object
     UNDONE = "undone"  # a retraction that was undone by unretire
 
+    @property
+    def phrase(self) -> str:
+        """How to say it before the id of the fact that caused it, e.g. "superseded by"."""
+        return _REASON_PHRASES[self]
+
+
+_REASON_PHRASES = {
+    ReasonKind.SUPERSEDED: "superseded by",
+    ReasonKind.RETRACTED: "retracted by",
+    ReasonKind.EXPIRED: "ended at the valid_to given by",
+    ReasonKind.REVISED: "revised because of",
+    ReasonKind.CORRECTED: "corrected by",
+    ReasonKind.WITHDRAWN: "withdrawn",
+    ReasonKind.MERGED: "merged into",
+    ReasonKind.UNDONE: "undone",
+}
+
 
 @dataclass(frozen=True, slots=True)
 class Reason:

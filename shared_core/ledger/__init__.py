@@ -4,9 +4,10 @@ from shared_core.ledger.base import Ledger, LedgerStore
 from shared_core.ledger.memory import InMemoryLedger
 from shared_core.ledger.records import StatementRow, StoredStatement, VersionRow
 from shared_core.ledger.results import Explanation, WriteResult
-from shared_core.ledger.sqlite import SQLiteLedger
+from shared_core.ledger.sqlite import Durability, SQLiteLedger
 
 __all__ = [
+    "Durability",
     "Explanation",
     "InMemoryLedger",
     "Ledger",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shared_core.facts import Decision, Fact, FactStatus, Reason, ReasonKind
+from shared_core.facts import Decision, Fact, FactStatus, Reason
 from shared_core.ledger.records import StoredStatement
 
 
@@ -88,17 +88,7 @@ def _describe_version(fact: Fact) -> str:
 
 
 def _describe_reason(reason: Reason) -> str:
-    verb = {
-        ReasonKind.SUPERSEDED: "superseded by",
-        ReasonKind.RETRACTED: "retracted by",
-        ReasonKind.EXPIRED: "its valid_to, stated by",
-        ReasonKind.REVISED: "revised because of",
-        ReasonKind.CORRECTED: "corrected by",
-        ReasonKind.WITHDRAWN: "withdrawn",
-        ReasonKind.MERGED: "merged into",
-        ReasonKind.UNDONE: "undone",
-    }[reason.kind]
-    text = f"{verb} {reason.by}" if reason.by else verb
+    text = f"{reason.kind.phrase} {reason.by}" if reason.by else reason.kind.phrase
     text += f" (rule: {reason.rule}"
     text += f", score {reason.score:.3f})" if reason.score is not None else ")"
     return text

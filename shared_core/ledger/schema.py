@@ -1,4 +1,4 @@
-"""The SQLite ledger's schema, version 1.
+"""The SQLite ledger's schema (version 1), the SQL of its hot paths, and its row codecs.
 
 Later versions add migrations here and a row to ``schema_migrations``; a file whose version is
 newer than the library's is refused (SchemaVersionError) rather than misread.
@@ -6,7 +6,11 @@ newer than the library's is refused (SchemaVersionError) rather than misread.
 
 from __future__ import annotations
 
+from typing import Any
+
 from shared_core.clock import OPEN
+from shared_core.facts import Reason, ReasonKind, decode_object
+from shared_core.ledger.records import StatementRow, VersionRow
 
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x54524147  # "TRAG": marks the file as a temporal-rag ledger
@@ -93,3 +97,103 @@ SCHEMA: tuple[str, ...] = (
     f"CREATE INDEX versions_stream ON versions (key_id, stream, valid_from) WHERE {BELIEVED_SQL}",
     f"CREATE INDEX versions_believed ON versions (namespace, valid_to) WHERE {BELIEVED_SQL}",
 )
+
+STATEMENT_COLUMNS = (
+    "seq, fact_id, namespace, key_id, stream, subject, relation, object, value, kind, text, "
+    "text_key, valid_from, valid_to, recorded_at, retired_at, retire_kind, retire_by, "
+    "retire_rule, retire_score, metadata"
+)
+VERSION_COLUMNS = (
+    "row_id, fact_id, head_seq, namespace, key_id, stream, value, valid_from, valid_to, "
+    "end_kind, end_by, end_rule, end_score, recorded_at, retired_at, retire_kind, retire_by, "
+    "retire_rule, retire_score"
+)
+FACT_SELECT = (
+    "SELECT "
+    + ", ".join(f"v.{c.strip()}" for c in VERSION_COLUMNS.split(","))
+    + ", "
+    + ", ".join(f"s.{c.strip()}" for c in STATEMENT_COLUMNS.split(","))
+    + " FROM versions v JOIN statements s ON s.seq = v.head_seq"
+)
+N_VERSION = len(VERSION_COLUMNS.split(","))
+# The write path's statements, built once (sqlite3 caches prepared statements by their text).
+INSERT_STATEMENT = (
+    f"INSERT INTO statements ({STATEMENT_COLUMNS}) "
+    f"VALUES ({', '.join('?' * len(STATEMENT_COLUMNS.split(',')))})"
+)
+INSERT_VERSION = (
+    "INSERT INTO versions (fact_id, head_seq, namespace, key_id, stream, value, valid_from, "
+    "valid_to, end_kind, end_by, end_rule, end_score, recorded_at, retired_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+RETIRE = (
+    "UPDATE {table} SET retired_at = ?, retire_kind = ?, retire_by = ?, retire_rule = ?, "
+    f"retire_score = ? WHERE {{column}} = ? AND {BELIEVED_SQL}"
+)
+RETIRE_STATEMENT = RETIRE.format(table="statements", column="seq")
+RETIRE_VERSION = RETIRE.format(table="versions", column="row_id")
+LAST_VERSION_START = (
+    f"SELECT max(valid_from) FROM versions WHERE key_id IS ? AND stream = ? AND {BELIEVED_SQL}"
+)
+STREAM_STATEMENTS = (
+    "SELECT seq, fact_id, key_id, value, kind, valid_from, valid_to, text_key FROM statements "
+    f"WHERE key_id IS ? AND stream = ? AND {BELIEVED_SQL} AND valid_from >= ?"
+)
+STREAM_VERSIONS = (
+    "SELECT fact_id, head_seq, value, valid_from, valid_to, end_kind, end_by, end_rule, "
+    "end_score, row_id, recorded_at FROM versions "
+    f"WHERE key_id IS ? AND stream = ? AND {BELIEVED_SQL} AND valid_from >= ? ORDER BY valid_from"
+)
+
+
+def decode_reason(
+    kind: str | None, by: str | None, rule: str | None, score: float | None
+) -> Reason | None:
+    return None if kind is None else Reason(ReasonKind(kind), by, rule or "", score)
+
+
+def reason_columns(reason: Reason | None) -> tuple[Any, ...]:
+    if reason is None:
+        return (None, None, None, None)
+    return (str(reason.kind), reason.by, reason.rule, reason.score)
+
+
+def decode_statement(row: tuple[Any, ...]) -> StatementRow:
+    return StatementRow(
+        seq=row[0],
+        fact_id=row[1],
+        namespace=row[2],
+        key_id=row[3],
+        stream=row[4],
+        subject=row[5],
+        relation=row[6],
+        object=None if row[7] is None else decode_object(row[7]),
+        value=row[8],
+        kind=row[9],
+        text=row[10],
+        text_key=row[11],
+        valid_from=row[12],
+        valid_to=row[13],
+        recorded_at=row[14],
+        retired_at=row[15],
+        retire_reason=decode_reason(*row[16:20]),
+        metadata=row[20],
+    )
+
+
+def decode_version(row: tuple[Any, ...]) -> VersionRow:
+    return VersionRow(
+        row_id=row[0],
+        fact_id=row[1],
+        head_seq=row[2],
+        namespace=row[3],
+        key_id=row[4],
+        stream=row[5],
+        value=row[6],
+        valid_from=row[7],
+        valid_to=row[8],
+        end=decode_reason(*row[9:13]),
+        recorded_at=row[13],
+        retired_at=row[14],
+        retire_reason=decode_reason(*row[15:19]),
+    )

@@ -27,61 +27,14 @@ from shared_core.errors import (
     NotALedgerError,
     SchemaVersionError,
 )
-from shared_core.facts import Cardinality, FactKey, Reason, ReasonKind, decode_object, encode_object
+from shared_core.facts import Cardinality, FactKey, Reason, encode_object
+from shared_core.ledger import schema
 from shared_core.ledger.backend import FactRow, VersionQuery
 from shared_core.ledger.base import Ledger
 from shared_core.ledger.records import StatementRow, VersionRow, light_statement
-from shared_core.ledger.schema import APPLICATION_ID, BELIEVED_SQL, SCHEMA, SCHEMA_VERSION
 from shared_core.supersession import StreamState, Version
 
 Durability = Literal["full", "normal"]
-
-_STATEMENT_COLUMNS = (
-    "seq, fact_id, namespace, key_id, stream, subject, relation, object, value, kind, text, "
-    "text_key, valid_from, valid_to, recorded_at, retired_at, retire_kind, retire_by, "
-    "retire_rule, retire_score, metadata"
-)
-_VERSION_COLUMNS = (
-    "row_id, fact_id, head_seq, namespace, key_id, stream, value, valid_from, valid_to, "
-    "end_kind, end_by, end_rule, end_score, recorded_at, retired_at, retire_kind, retire_by, "
-    "retire_rule, retire_score"
-)
-_FACT_SELECT = (
-    "SELECT "
-    + ", ".join(f"v.{c.strip()}" for c in _VERSION_COLUMNS.split(","))
-    + ", "
-    + ", ".join(f"s.{c.strip()}" for c in _STATEMENT_COLUMNS.split(","))
-    + " FROM versions v JOIN statements s ON s.seq = v.head_seq"
-)
-_N_VERSION = len(_VERSION_COLUMNS.split(","))
-# The write path's statements, built once (sqlite3 caches prepared statements by their text).
-_INSERT_STATEMENT = (
-    f"INSERT INTO statements ({_STATEMENT_COLUMNS}) "
-    f"VALUES ({', '.join('?' * len(_STATEMENT_COLUMNS.split(',')))})"
-)
-_INSERT_VERSION = (
-    "INSERT INTO versions (fact_id, head_seq, namespace, key_id, stream, value, valid_from, "
-    "valid_to, end_kind, end_by, end_rule, end_score, recorded_at, retired_at) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-_RETIRE = (
-    "UPDATE {table} SET retired_at = ?, retire_kind = ?, retire_by = ?, retire_rule = ?, "
-    f"retire_score = ? WHERE {{column}} = ? AND {BELIEVED_SQL}"
-)
-_RETIRE_STATEMENT = _RETIRE.format(table="statements", column="seq")
-_RETIRE_VERSION = _RETIRE.format(table="versions", column="row_id")
-_LAST_VERSION_START = (
-    f"SELECT max(valid_from) FROM versions WHERE key_id IS ? AND stream = ? AND {BELIEVED_SQL}"
-)
-_STREAM_STATEMENTS = (
-    "SELECT seq, fact_id, key_id, value, kind, valid_from, valid_to, text_key FROM statements "
-    f"WHERE key_id IS ? AND stream = ? AND {BELIEVED_SQL} AND valid_from >= ?"
-)
-_STREAM_VERSIONS = (
-    "SELECT fact_id, head_seq, value, valid_from, valid_to, end_kind, end_by, end_rule, "
-    "end_score, row_id, recorded_at FROM versions "
-    f"WHERE key_id IS ? AND stream = ? AND {BELIEVED_SQL} AND valid_from >= ? ORDER BY valid_from"
-)
 
 
 class SQLiteBackend:
@@ -130,7 +83,10 @@ class SQLiteBackend:
             raise LedgerNotFoundError(f"{self.path} holds no ledger (an empty SQLite file)")
         if tables and "schema_migrations" not in tables:
             raise NotALedgerError(f"{self.path} is an SQLite file but not a temporal-rag ledger")
-        if tables and self._conn.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+        if (
+            tables
+            and self._conn.execute("PRAGMA application_id").fetchone()[0] != schema.APPLICATION_ID
+        ):
             raise NotALedgerError(f"{self.path} was not written by temporal-rag")
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute(f"PRAGMA synchronous={'FULL' if durability == 'full' else 'NORMAL'}")
@@ -138,18 +94,18 @@ class SQLiteBackend:
         self._conn.execute("PRAGMA cache_size=-65536")  # 64 MiB of page cache
         with self.transaction():
             if "schema_migrations" not in self._table_names():  # re-checked under the lock
-                self._conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
-                for statement in SCHEMA:
+                self._conn.execute(f"PRAGMA application_id={schema.APPLICATION_ID}")
+                for statement in schema.SCHEMA:
                     self._conn.execute(statement)
                 self._conn.execute(
                     "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
-                    (SCHEMA_VERSION, int(time.time() * 1_000_000)),
+                    (schema.SCHEMA_VERSION, int(time.time() * 1_000_000)),
                 )
         found = self._conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
-        if found is None or found > SCHEMA_VERSION:
+        if found is None or found > schema.SCHEMA_VERSION:
             raise SchemaVersionError(
                 f"{self.path} has schema version {found}; this temporal-rag reads up to "
-                f"{SCHEMA_VERSION}: upgrade temporal-rag"
+                f"{schema.SCHEMA_VERSION}: upgrade temporal-rag"
             )
 
     def _table_names(self) -> set[str]:
@@ -273,7 +229,7 @@ class SQLiteBackend:
         return self._load(key_id, stream, since=None)
 
     def load_tail(self, key_id: int | None, stream: str) -> StreamState:
-        last = self._one(_LAST_VERSION_START, (key_id, stream))[0]
+        last = self._one(schema.LAST_VERSION_START, (key_id, stream))[0]
         if last is None:
             return self._load(key_id, stream, since=None)
         return replace(self._load(key_id, stream, since=last), complete=False)
@@ -281,27 +237,40 @@ class SQLiteBackend:
     def _load(self, key_id: int | None, stream: str, *, since: Instant | None) -> StreamState:
         start = -(2**63) if since is None else since
         with self._translated():
-            statements = self._conn.execute(_STREAM_STATEMENTS, (key_id, stream, start)).fetchall()
-            versions = self._conn.execute(_STREAM_VERSIONS, (key_id, stream, start)).fetchall()
+            statements = self._conn.execute(
+                schema.STREAM_STATEMENTS, (key_id, stream, start)
+            ).fetchall()
+            versions = self._conn.execute(
+                schema.STREAM_VERSIONS, (key_id, stream, start)
+            ).fetchall()
         return StreamState(
             tuple(light_statement(*row) for row in statements),
             tuple(
-                Version(row[0], row[1], row[2], row[3], row[4], _reason(*row[5:9]), row[9], row[10])
+                Version(
+                    row[0],
+                    row[1],
+                    row[2],
+                    row[3],
+                    row[4],
+                    schema.decode_reason(*row[5:9]),
+                    row[9],
+                    row[10],
+                )
                 for row in versions
             ),
         )
 
     def load_streams(self, key_id: int) -> dict[str, StreamState]:
         rows = self._conn.execute(
-            f"SELECT DISTINCT stream FROM statements WHERE key_id IS ? AND {BELIEVED_SQL}",
+            f"SELECT DISTINCT stream FROM statements WHERE key_id IS ? AND {schema.BELIEVED_SQL}",
             (key_id,),
         )
         return {stream: self.load_stream(key_id, stream) for (stream,) in rows.fetchall()}
 
     def insert_statement(self, row: StatementRow) -> None:
-        reason = _reason_columns(row.retire_reason)
+        reason = schema.reason_columns(row.retire_reason)
         self._conn.execute(
-            _INSERT_STATEMENT,
+            schema.INSERT_STATEMENT,
             (
                 row.seq,
                 row.fact_id,
@@ -325,13 +294,13 @@ class SQLiteBackend:
         )
 
     def retire_statement(self, seq: int, at: Instant, reason: Reason) -> None:
-        self._conn.execute(_RETIRE_STATEMENT, (at, *_reason_columns(reason), seq))
+        self._conn.execute(schema.RETIRE_STATEMENT, (at, *schema.reason_columns(reason), seq))
 
     def insert_version(
         self, version: Version, *, namespace: str, key_id: int | None, stream: str, at: Instant
     ) -> int:
         cursor = self._conn.execute(
-            _INSERT_VERSION,
+            schema.INSERT_VERSION,
             (
                 version.fact_id,
                 version.head_seq,
@@ -341,7 +310,7 @@ class SQLiteBackend:
                 version.value,
                 version.valid_from,
                 version.valid_to,
-                *_reason_columns(version.end),
+                *schema.reason_columns(version.end),
                 at,
                 OPEN,
             ),
@@ -350,7 +319,7 @@ class SQLiteBackend:
         return cursor.lastrowid
 
     def retire_version(self, row_id: int, at: Instant, reason: Reason) -> None:
-        self._conn.execute(_RETIRE_VERSION, (at, *_reason_columns(reason), row_id))
+        self._conn.execute(schema.RETIRE_VERSION, (at, *schema.reason_columns(reason), row_id))
 
     # ------------------------------------------------------------------ reads
     def statement(self, seq: int) -> StatementRow:
@@ -375,7 +344,7 @@ class SQLiteBackend:
         self, namespace: str, text_key: str, valid_from: Instant | None, valid_to: Instant | None
     ) -> StatementRow | None:
         clause = (
-            f"WHERE key_id IS NULL AND {BELIEVED_SQL} AND namespace = ? AND text_key = ? "
+            f"WHERE key_id IS NULL AND {schema.BELIEVED_SQL} AND namespace = ? AND text_key = ? "
             "AND valid_to IS ? AND (? IS NULL OR valid_from = ?) LIMIT 1"
         )
         found = self._statements(clause, (namespace, text_key, valid_to, valid_from, valid_from))
@@ -385,7 +354,7 @@ class SQLiteBackend:
         where = ["v.valid_from <= ?", "v.valid_to > ?"]
         params: list[Any] = [query.valid_at, query.valid_at]
         if query.known_at >= OPEN - 1:
-            where.append(f"v.{BELIEVED_SQL}")
+            where.append(f"v.{schema.BELIEVED_SQL}")
         else:
             where += ["v.recorded_at <= ?", "v.retired_at > ?"]
             params += [query.known_at, query.known_at]
@@ -405,31 +374,36 @@ class SQLiteBackend:
             where.insert(0, "v.namespace = ?")
             params.insert(0, query.namespace)
         sql = (
-            f"{_FACT_SELECT} LEFT JOIN keys k ON k.key_id = v.key_id WHERE {' AND '.join(where)} "
+            f"{schema.FACT_SELECT} LEFT JOIN keys k ON k.key_id = v.key_id "
+            f"WHERE {' AND '.join(where)} "
             "ORDER BY v.key_id IS NULL, k.subject, k.relation, v.valid_from, v.row_id"
         )
         return self._fact_rows(sql, params)
 
     def key_versions(self, key_id: int, known_at: Instant) -> list[FactRow]:
-        sql = f"{_FACT_SELECT} WHERE v.key_id = ? AND v.recorded_at <= ? ORDER BY v.row_id"
+        sql = f"{schema.FACT_SELECT} WHERE v.key_id = ? AND v.recorded_at <= ? ORDER BY v.row_id"
         return self._fact_rows(sql, [key_id, known_at])
 
     def versions_of_fact(self, fact_id: str) -> list[FactRow]:
-        return self._fact_rows(f"{_FACT_SELECT} WHERE v.fact_id = ? ORDER BY v.row_id", [fact_id])
+        return self._fact_rows(
+            f"{schema.FACT_SELECT} WHERE v.fact_id = ? ORDER BY v.row_id", [fact_id]
+        )
 
     def versions_by_row(self, row_ids: list[int]) -> list[FactRow]:
         if not row_ids:
             return []
         marks = ", ".join("?" * len(row_ids))
-        rows = self._fact_rows(f"{_FACT_SELECT} WHERE v.row_id IN ({marks})", list(row_ids))
+        rows = self._fact_rows(f"{schema.FACT_SELECT} WHERE v.row_id IN ({marks})", list(row_ids))
         by_id = {row[0].row_id: row for row in rows}
         return [by_id[row_id] for row_id in row_ids]
 
     def export(self) -> tuple[list[StatementRow], list[VersionRow]]:
         statements = self._statements("ORDER BY seq", ())
         with self._translated():
-            rows = self._conn.execute(f"SELECT {_VERSION_COLUMNS} FROM versions ORDER BY row_id")
-            return statements, [_version_row(row) for row in rows.fetchall()]
+            rows = self._conn.execute(
+                f"SELECT {schema.VERSION_COLUMNS} FROM versions ORDER BY row_id"
+            )
+            return statements, [schema.decode_version(row) for row in rows.fetchall()]
 
     # ------------------------------------------------------------------ helpers
     def _one(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
@@ -439,14 +413,20 @@ class SQLiteBackend:
     def _statements(self, clause: str, params: tuple[Any, ...]) -> list[StatementRow]:
         with self._translated():
             rows = self._conn.execute(
-                f"SELECT {_STATEMENT_COLUMNS} FROM statements {clause}", params
+                f"SELECT {schema.STATEMENT_COLUMNS} FROM statements {clause}", params
             ).fetchall()
-        return [_statement_row(row) for row in rows]
+        return [schema.decode_statement(row) for row in rows]
 
     def _fact_rows(self, sql: str, params: list[Any]) -> list[FactRow]:
         with self._translated():
             rows = self._conn.execute(sql, params).fetchall()
-        return [(_version_row(row[:_N_VERSION]), _statement_row(row[_N_VERSION:])) for row in rows]
+        return [
+            (
+                schema.decode_version(row[: schema.N_VERSION]),
+                schema.decode_statement(row[schema.N_VERSION :]),
+            )
+            for row in rows
+        ]
 
 
 def _refuse_foreign_file(path: Path) -> None:
@@ -456,59 +436,6 @@ def _refuse_foreign_file(path: Path) -> None:
         with path.open("rb") as handle:
             if handle.read(16) != b"SQLite format 3\x00":
                 raise NotALedgerError(f"{path} is not an SQLite ledger file (nothing was changed)")
-
-
-def _reason(
-    kind: str | None, by: str | None, rule: str | None, score: float | None
-) -> Reason | None:
-    return None if kind is None else Reason(ReasonKind(kind), by, rule or "", score)
-
-
-def _reason_columns(reason: Reason | None) -> tuple[Any, ...]:
-    if reason is None:
-        return (None, None, None, None)
-    return (str(reason.kind), reason.by, reason.rule, reason.score)
-
-
-def _statement_row(row: tuple[Any, ...]) -> StatementRow:
-    return StatementRow(
-        seq=row[0],
-        fact_id=row[1],
-        namespace=row[2],
-        key_id=row[3],
-        stream=row[4],
-        subject=row[5],
-        relation=row[6],
-        object=None if row[7] is None else decode_object(row[7]),
-        value=row[8],
-        kind=row[9],
-        text=row[10],
-        text_key=row[11],
-        valid_from=row[12],
-        valid_to=row[13],
-        recorded_at=row[14],
-        retired_at=row[15],
-        retire_reason=_reason(*row[16:20]),
-        metadata=row[20],
-    )
-
-
-def _version_row(row: tuple[Any, ...]) -> VersionRow:
-    return VersionRow(
-        row_id=row[0],
-        fact_id=row[1],
-        head_seq=row[2],
-        namespace=row[3],
-        key_id=row[4],
-        stream=row[5],
-        value=row[6],
-        valid_from=row[7],
-        valid_to=row[8],
-        end=_reason(*row[9:13]),
-        recorded_at=row[13],
-        retired_at=row[14],
-        retire_reason=_reason(*row[15:19]),
-    )
 
 
 class SQLiteLedger(Ledger):

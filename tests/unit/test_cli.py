@@ -341,7 +341,7 @@ def test_explain_a_revised_version_lists_every_record(cli: RunCli, ledger: str) 
     data = cli("explain", berlin, "--ledger", ledger, "--json").json()
     assert [v["status"] for v in data["versions"]] == ["retired", "superseded"]
     text = cli("explain", berlin, "--ledger", ledger).out
-    assert "revised by" in text
+    assert "revised because of" in text
     assert "superseded by" in text
 
 
