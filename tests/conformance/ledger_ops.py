@@ -151,7 +151,13 @@ class Replay:
         return tuple(self.oracle.write(f, t) for f in batch)
 
     def _ledger_resubmit(self, index: int) -> Any:
-        return self.ledger.write(self.written[index % len(self.written)]) if self.written else None
+        if not self.written:
+            return None
+        before = self.ledger.export()
+        result = self.ledger.write(self.written[index % len(self.written)])
+        if result.decision is Decision.DUPLICATE:
+            assert self.ledger.export() == before, "a duplicate wrote something"
+        return result
 
     def _oracle_resubmit(self, t: int, _: str, index: int) -> Decision | None:
         if not self.written:

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from shared_core.clock import OPEN
-from shared_core.errors import NothingToRetractError
-from shared_core.facts import Decision, ReasonKind
+from shared_core.errors import InvalidOperationError, NothingToRetractError
+from shared_core.facts import Decision, Reason, ReasonKind
 from shared_core.supersession import (
     Statement,
     StreamState,
@@ -171,3 +171,35 @@ def test_versions_are_ordered_disjoint_maximal_and_named_by_a_supporter(
 @given(statements)
 def test_versions_do_not_depend_on_input_order(given_statements: list[Statement]) -> None:
     assert derive_versions(given_statements) == derive_versions(list(reversed(given_statements)))
+
+
+@given(statements, st.sampled_from(["a", "b", None]), st.integers(1, 5))
+def test_planning_a_newer_statement_on_the_tail_equals_a_full_derivation(
+    given_statements: list[Statement], value: str | None, gap: int
+) -> None:
+    state = state_of(*given_statements)
+    newest = max((s.valid_from for s in given_statements), default=0)
+    incoming = said(len(given_statements) + 1, value, newest + gap)
+    expected = derive_versions([*given_statements, incoming])
+    try:
+        full = plan_statement(state, incoming)
+    except NothingToRetractError:
+        return
+    assert full.after is not None
+    assert [v.identity() for v in full.after.versions] == [v.identity() for v in expected]
+    tail = plan_statement(state.tail(), incoming)
+    assert tail.after is not None
+    start = tail.after.versions[0].valid_from if tail.after.versions else None
+    assert [v.identity() for v in tail.after.versions] == [
+        v.identity() for v in expected if start is not None and v.valid_from >= start
+    ]
+    assert tail.decision is full.decision
+
+
+def test_a_partial_state_refuses_what_it_cannot_plan() -> None:
+    state = state_of(said(1, "a", 10), said(2, "b", 20)).tail()
+    assert not state.complete
+    with pytest.raises(InvalidOperationError):
+        plan_statement(state, said(3, "c", 15))
+    with pytest.raises(InvalidOperationError):
+        plan_withdrawal(state, {2: Reason(ReasonKind.WITHDRAWN, None, "x")}, Decision.WITHDRAWN)
