@@ -24,7 +24,7 @@ def test_readme_example_prints_what_it_promises(
     monkeypatch.chdir(tmp_path)
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        exec(compile(block, str(README), "exec"), {})  # noqa: S102 - our own README
+        exec(compile(block, str(README), "exec"), {})  # our own README, nothing foreign
     promised = [m.strip() for m in re.findall(r"print\(.*\)\s+#\s*(.*)", block)]
     assert printed.getvalue().splitlines() == promised
     assert os.path.exists(tmp_path / "memory.sqlite")
