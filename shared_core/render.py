@@ -166,10 +166,7 @@ def timeline_table(facts: Sequence[Fact], *, title: str, ids: IdStyle = "full") 
         add_row(
             table,
             [
-                shown_object(fact),
-                format_time(fact.valid_from),
-                format_time(fact.valid_to, missing="open"),
-                format_time(fact.recorded_at),
+                *_interval_cells(fact),
                 str(fact.status),
                 why_ended(fact, labels),
                 *_id_cell(fact, ids),
@@ -194,10 +191,7 @@ def versions_table(explanation: Explanation) -> Table:
         add_row(
             table,
             [
-                shown_object(fact),
-                format_time(fact.valid_from),
-                format_time(fact.valid_to, missing="open"),
-                format_time(fact.recorded_at),
+                *_interval_cells(fact),
                 format_time(fact.retired_at, missing="believed"),
                 str(fact.status),
                 why_ended(fact),
@@ -206,7 +200,18 @@ def versions_table(explanation: Explanation) -> Table:
     return table
 
 
+def _interval_cells(fact: Fact) -> list[str]:
+    """Object, valid from, valid to and recorded at: the first columns of every timeline."""
+    return [
+        shown_object(fact),
+        format_time(fact.valid_from),
+        format_time(fact.valid_to, missing="open"),
+        format_time(fact.recorded_at),
+    ]
+
+
 def print_facts(console: Console, facts: Sequence[Fact], title: str, *, empty: str) -> None:
+    """A table of facts, or one line saying there are none."""
     if facts:
         console.print(fit_ids(console, lambda ids: facts_table(facts, title=title, ids=ids)))
     else:

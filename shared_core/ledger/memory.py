@@ -113,15 +113,7 @@ class InMemoryBackend:
         )
 
     def load_tail(self, key_id: int | None, stream: str) -> StreamState:
-        full = self.load_stream(key_id, stream)
-        if not full.versions:
-            return full
-        start = full.versions[-1].valid_from
-        return StreamState(
-            tuple(s for s in full.statements if s.valid_from >= start),
-            full.versions[-1:],
-            complete=False,
-        )
+        return self.load_stream(key_id, stream).tail()
 
     def load_streams(self, key_id: int) -> dict[str, StreamState]:
         names = {stream for (kid, stream) in self._by_stream if kid == key_id}

@@ -12,7 +12,7 @@ import random
 import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
@@ -169,6 +169,9 @@ class SQLiteBackend:
                 self._conn.execute("COMMIT")
 
     def close(self) -> None:
+        # Fresh statistics for the query planner; closing must not fail on a damaged file.
+        with suppress(sqlite3.Error):
+            self._conn.execute("PRAGMA optimize")
         self._conn.close()
 
     # ------------------------------------------------------------------ bookkeeping

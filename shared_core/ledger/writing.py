@@ -250,8 +250,8 @@ class Batch:
             return [(normalize_object(wanted), wanted)]
         valid: list[tuple[str, ObjectValue | None]] = []
         repeated: list[tuple[str, ObjectValue | None]] = []
-        for name in sorted(self._backend.load_streams(key_id)):
-            state = self.stream(key_id, name)
+        for name, loaded in sorted(self._backend.load_streams(key_id).items()):
+            state = self._streams.setdefault((key_id, name), loaded)
             version = state.version_at(when)
             if version is not None:
                 valid.append((name, self.head(version.head_seq).object))
