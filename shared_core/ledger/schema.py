@@ -11,6 +11,7 @@ from typing import Any
 from shared_core.clock import OPEN
 from shared_core.facts import Reason, ReasonKind, decode_object
 from shared_core.ledger.records import StatementRow, VersionRow
+from shared_core.supersession import Version
 
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x54524147  # "TRAG": marks the file as a temporal-rag ledger
@@ -132,17 +133,21 @@ RETIRE = (
 )
 RETIRE_STATEMENT = RETIRE.format(table="statements", column="seq")
 RETIRE_VERSION = RETIRE.format(table="versions", column="row_id")
-LAST_VERSION_START = (
-    f"SELECT max(valid_from) FROM versions WHERE key_id IS ? AND stream = ? AND {BELIEVED_SQL}"
+_VERSION_FIELDS = (
+    "SELECT fact_id, head_seq, value, valid_from, valid_to, end_kind, end_by, end_rule, "
+    "end_score, row_id, recorded_at FROM versions "
+)
+LAST_VERSION = (
+    f"{_VERSION_FIELDS} WHERE key_id IS ? AND stream = ? AND {BELIEVED_SQL} "
+    "ORDER BY valid_from DESC LIMIT 1"
 )
 STREAM_STATEMENTS = (
     "SELECT seq, fact_id, key_id, value, kind, valid_from, valid_to, text_key FROM statements "
     f"WHERE key_id IS ? AND stream = ? AND {BELIEVED_SQL} AND valid_from >= ?"
 )
 STREAM_VERSIONS = (
-    "SELECT fact_id, head_seq, value, valid_from, valid_to, end_kind, end_by, end_rule, "
-    "end_score, row_id, recorded_at FROM versions "
-    f"WHERE key_id IS ? AND stream = ? AND {BELIEVED_SQL} AND valid_from >= ? ORDER BY valid_from"
+    f"{_VERSION_FIELDS} WHERE key_id IS ? AND stream = ? AND {BELIEVED_SQL} AND valid_from >= ? "
+    "ORDER BY valid_from"
 )
 
 
@@ -197,3 +202,9 @@ def decode_version(row: tuple[Any, ...]) -> VersionRow:
         retired_at=row[14],
         retire_reason=decode_reason(*row[15:19]),
     )
+
+
+def decode_stream_version(row: tuple[Any, ...]) -> Version:
+    """A row of LAST_VERSION or STREAM_VERSIONS as the rule's Version."""
+    end = decode_reason(row[5], row[6], row[7], row[8])
+    return Version(row[0], row[1], row[2], row[3], row[4], end, row[9], row[10])

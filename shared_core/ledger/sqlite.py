@@ -13,7 +13,6 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -229,38 +228,29 @@ class SQLiteBackend:
 
     # ------------------------------------------------------------------ streams
     def load_stream(self, key_id: int | None, stream: str) -> StreamState:
-        return self._load(key_id, stream, since=None)
+        everything = (key_id, stream, -(2**63))
+        with self._translated():
+            statements = self._conn.execute(schema.STREAM_STATEMENTS, everything).fetchall()
+            versions = self._conn.execute(schema.STREAM_VERSIONS, everything).fetchall()
+        return self._state(statements, versions, complete=True)
 
     def load_tail(self, key_id: int | None, stream: str) -> StreamState:
-        last = self._one(schema.LAST_VERSION_START, (key_id, stream))[0]
-        if last is None:
-            return self._load(key_id, stream, since=None)
-        return replace(self._load(key_id, stream, since=last), complete=False)
-
-    def _load(self, key_id: int | None, stream: str, *, since: Instant | None) -> StreamState:
-        start = -(2**63) if since is None else since
         with self._translated():
-            statements = self._conn.execute(
-                schema.STREAM_STATEMENTS, (key_id, stream, start)
-            ).fetchall()
-            versions = self._conn.execute(
-                schema.STREAM_VERSIONS, (key_id, stream, start)
-            ).fetchall()
+            last = self._conn.execute(schema.LAST_VERSION, (key_id, stream)).fetchall()
+            if not last:
+                return self.load_stream(key_id, stream)
+            since = (key_id, stream, last[0][3])
+            statements = self._conn.execute(schema.STREAM_STATEMENTS, since).fetchall()
+        return self._state(statements, last, complete=False)
+
+    @staticmethod
+    def _state(
+        statements: list[tuple[Any, ...]], versions: list[tuple[Any, ...]], *, complete: bool
+    ) -> StreamState:
         return StreamState(
             tuple(light_statement(*row) for row in statements),
-            tuple(
-                Version(
-                    row[0],
-                    row[1],
-                    row[2],
-                    row[3],
-                    row[4],
-                    schema.decode_reason(*row[5:9]),
-                    row[9],
-                    row[10],
-                )
-                for row in versions
-            ),
+            tuple(schema.decode_stream_version(row) for row in versions),
+            complete=complete,
         )
 
     def load_streams(self, key_id: int) -> dict[str, StreamState]:
