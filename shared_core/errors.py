@@ -11,6 +11,9 @@ Each error inherits :class:`TemporalRagError` (catch everything of ours) and the
     │   ├── CardinalityConflictError           re-declaring a relation that already holds facts
     │   ├── FactIdConflictError                an id already used by a different statement
     │   └── NotRetiredError                    unretire of a fact that a newer fact superseded
+    ├── MissingDependencyError(ImportError)    an optional extra is not installed; names it
+    ├── ModelNotFoundError(LookupError)        a model is not on disk or in the local cache
+    ├── DetectorError(RuntimeError)            a conflict detector's model or LLM call failed
     └── LedgerError(RuntimeError)              the storage itself
         ├── LedgerNotFoundError(FileNotFoundError)   no ledger there (create=False)
         ├── NotALedgerError(ValueError)        the file is not a temporal-rag ledger
@@ -79,6 +82,21 @@ class NotRetiredError(InvalidOperationError):
     """``unretire`` was asked to restore a fact that was not retired by an undoable action."""
 
 
+class MissingDependencyError(TemporalRagError, ImportError):
+    """An optional dependency is missing; the message names the extra to install."""
+
+
+class ModelNotFoundError(TemporalRagError, LookupError):
+    """A model could not be loaded from local files or the local cache (nothing is downloaded)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class DetectorError(TemporalRagError, RuntimeError):
+    """A conflict detector could not reach a verdict (its model or LLM call failed)."""
+
+
 class LedgerError(TemporalRagError, RuntimeError):
     """A failure of the ledger's storage."""
 
@@ -108,6 +126,7 @@ class LedgerBusyError(LedgerError, TimeoutError):
 
 __all__ = [
     "CardinalityConflictError",
+    "DetectorError",
     "FactIdConflictError",
     "FactNotFoundError",
     "InvalidInputError",
@@ -116,6 +135,8 @@ __all__ = [
     "LedgerCorruptError",
     "LedgerError",
     "LedgerNotFoundError",
+    "MissingDependencyError",
+    "ModelNotFoundError",
     "NotALedgerError",
     "NotRetiredError",
     "NothingToRetractError",
