@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import random
 import shutil
-import statistics
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from itertools import count, cycle
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import Any
 
 import pytest
 
+from benchmarks.reporting import Timed, record_latency, record_rate
 from shared_core import Cardinality, Decision, Fact, ManualClock, SQLiteLedger
 from shared_core.ledger import Durability
 
@@ -43,65 +43,6 @@ BIG_KEYS, BIG_CHUNK = 100_000, 10_000
 RELATIONS = ("lives_in", "works_at", "drives", "speaks", "favourite_colour")
 QUERY_SAMPLE = 1_000  # distinct random queries, cycled through while benchmarking
 SEED = 20_240_501
-
-
-# ---------------------------------------------------------------- reporting
-@pytest.fixture(scope="session")
-def figures(request: pytest.FixtureRequest) -> Iterator[list[str]]:
-    """Summary lines, printed once at the end of the session (shown without ``-s`` too)."""
-    lines: list[str] = []
-    yield lines
-    if lines:
-        _emit(request.config, ["", "ledger figures (benchmarks/bench_ledger.py):", *lines])
-
-
-def _emit(config: pytest.Config, lines: list[str]) -> None:
-    capture = config.pluginmanager.getplugin("capturemanager")
-    if capture is None:
-        print("\n".join(lines))
-        return
-    with capture.global_and_fixture_disabled():
-        print("\n".join(lines), flush=True)
-
-
-class _Timed:
-    """Wraps a workload and keeps its own wall times (the only timing in disabled mode)."""
-
-    def __init__(self, function: Callable[..., Any]) -> None:
-        self.function = function
-        self.seconds: list[float] = []
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        start = time.perf_counter()
-        try:
-            return self.function(*args, **kwargs)
-        finally:
-            self.seconds.append(time.perf_counter() - start)
-
-
-def _median(benchmark: Any, timed: _Timed) -> tuple[float, str]:
-    """The median seconds per call: pytest-benchmark's if it ran, else our own single run."""
-    if benchmark.stats is not None:
-        stats = benchmark.stats.stats
-        return stats.median, f"median of {stats.rounds} rounds"
-    return statistics.median(timed.seconds), "1 run, benchmark disabled"
-
-
-def _record_rate(
-    benchmark: Any, figures: list[str], timed: _Timed, label: str, facts: int, **info: Any
-) -> None:
-    seconds, how = _median(benchmark, timed)
-    rate = facts / seconds
-    benchmark.extra_info.update(facts=facts, seconds=seconds, facts_per_s=round(rate), **info)
-    figures.append(f"  {label}: {facts:,} facts in {seconds:.3f} s = {rate:,.0f} facts/s ({how})")
-
-
-def _record_latency(
-    benchmark: Any, figures: list[str], timed: _Timed, label: str, **info: Any
-) -> None:
-    seconds, how = _median(benchmark, timed)
-    benchmark.extra_info.update(median_us_per_query=round(seconds * 1e6, 1), **info)
-    figures.append(f"  {label}: {seconds * 1e6:,.1f} us per query ({how})")
 
 
 def _filesystem(path: Path) -> str:
@@ -233,7 +174,7 @@ def test_write_one_transaction_per_fact(
     def write_each(ledger: SQLiteLedger) -> list[Any]:
         return [ledger.write(fact) for fact in facts]
 
-    timed = _Timed(write_each)
+    timed = Timed(write_each)
     try:
         results = benchmark.pedantic(timed, setup=fresh_ledger, rounds=WRITE_ROUNDS)
     finally:
@@ -244,7 +185,7 @@ def test_write_one_transaction_per_fact(
         Decision.SUPERSEDED: SINGLE_WRITES - SINGLE_KEYS,
     }
     filesystem = _filesystem(tmp_path)
-    _record_rate(
+    record_rate(
         benchmark,
         figures,
         timed,
@@ -282,7 +223,7 @@ def test_write_many_mixed_batch(
     def write_batch(ledger: SQLiteLedger) -> list[Any]:
         return ledger.write_many(facts)
 
-    timed = _Timed(write_batch)
+    timed = Timed(write_batch)
     try:
         results = benchmark.pedantic(timed, setup=fresh_copy, rounds=BATCH_ROUNDS)
     finally:
@@ -293,7 +234,7 @@ def test_write_many_mixed_batch(
         Decision.NOVEL: 14_000,
         Decision.SUPERSEDED: 6_000,
     }
-    _record_rate(
+    record_rate(
         benchmark,
         figures,
         timed,
@@ -349,11 +290,11 @@ def test_as_of_one_key_many_versions(
             valid_at=next(times), known_at=known_at, subject="ada", relation="lives_in"
         )
 
-    timed = _Timed(query)
+    timed = Timed(query)
     answer = benchmark(timed)
     assert len(answer) == 1
     assert answer[0].subject == "Ada"
-    _record_latency(
+    record_latency(
         benchmark,
         figures,
         timed,
@@ -411,10 +352,10 @@ def test_as_of_one_key_among_100k(
         (subject, relation), valid_at = next(queries)
         return hundred_thousand_keys.as_of(valid_at=valid_at, subject=subject, relation=relation)
 
-    timed = _Timed(query)
+    timed = Timed(query)
     answer = benchmark(timed)
     assert len(answer) == 1
-    _record_latency(
+    record_latency(
         benchmark,
         figures,
         timed,
@@ -433,10 +374,10 @@ def test_current_one_key_among_100k(
         subject, relation = next(keys)
         return hundred_thousand_keys.current(subject=subject, relation=relation)
 
-    timed = _Timed(query)
+    timed = Timed(query)
     answer = benchmark(timed)
     assert len(answer) == 1
-    _record_latency(
+    record_latency(
         benchmark,
         figures,
         timed,
