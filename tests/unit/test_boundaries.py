@@ -10,7 +10,15 @@ from pathlib import Path
 import shared_core
 
 CORE = Path(shared_core.__file__).parent
-PURE = ["facts.py", "supersession.py", "clock.py", "errors.py"]
+PURE = [
+    "facts.py",
+    "supersession.py",
+    "clock.py",
+    "errors.py",
+    "dominance.py",
+    "recency.py",
+    "detectors/key.py",
+]
 FRAMEWORKS = (
     "langchain",
     "langchain_core",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 import re
 from pathlib import Path
 
@@ -27,4 +26,3 @@ def test_readme_example_prints_what_it_promises(
         exec(compile(block, str(README), "exec"), {})  # our own README, nothing foreign
     promised = [m.strip() for m in re.findall(r"print\(.*\)\s+#\s*(.*)", block)]
     assert printed.getvalue().splitlines() == promised
-    assert os.path.exists(tmp_path / "memory.sqlite")
