@@ -1,5 +1,23 @@
-"""Conflict detectors (kappa) for Phi_T: by key (here), NLI and LLM judges (heavy, lazy)."""
+"""Conflict detectors (kappa) for Phi_T: by key, by NLI model and by LLM judge.
+
+All are light to import: the NLI model's libraries (transformers, torch) load on first use only,
+in :mod:`shared_core.detectors.transformers_nli`.
+"""
 
 from shared_core.detectors.key import KeyConflictDetector
+from shared_core.detectors.llm import LLMConflictDetector
+from shared_core.detectors.nli import NLIConflictDetector, PairCounts, PairScorer
+from shared_core.detectors.prefilters import AllOf, CosinePrefilter, same_subject
+from shared_core.detectors.transformers_nli import TransformersNLIScorer
 
-__all__ = ["KeyConflictDetector"]
+__all__ = [
+    "AllOf",
+    "CosinePrefilter",
+    "KeyConflictDetector",
+    "LLMConflictDetector",
+    "NLIConflictDetector",
+    "PairCounts",
+    "PairScorer",
+    "TransformersNLIScorer",
+    "same_subject",
+]
