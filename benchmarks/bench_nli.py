@@ -29,7 +29,6 @@ from typing import Any
 
 import pytest
 import torch
-import transformers
 
 from benchmarks.reporting import Timed, median_seconds
 from shared_core.detectors import (
@@ -42,6 +41,7 @@ from shared_core.detectors import (
 from shared_core.detectors.prefilters import PairFilter, Prefilter
 from shared_core.dominance import Candidate, ordered_pairs
 from shared_core.facts import FactKey
+from tests.tiny_nli import NLI_LABELS, build_tiny_model
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 BATCH_SIZES = (1, 16, 64)
@@ -49,32 +49,10 @@ COSINE_THRESHOLDS = (0.1, 0.2, 0.3)
 
 
 # ---------------------------------------------------------------- the tiny model
-def _vocabulary(texts: Sequence[str]) -> list[str]:
-    words = sorted({w for text in texts for w in re.findall(r"\w+|[^\w\s]", text.lower())})
-    return ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]
-
-
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("tiny-nli")
-    vocab = folder / "source-vocab.txt"
-    vocab.write_text("\n".join(_vocabulary([c.text for c in CANDIDATES])) + "\n")
-    tokenizer = transformers.BertTokenizer(vocab_file=str(vocab), do_lower_case=True)
-    labels = {0: "entailment", 1: "neutral", 2: "contradiction"}
-    config = transformers.BertConfig(
-        vocab_size=tokenizer.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=128,
-        id2label=labels,
-        label2id={label: i for i, label in labels.items()},
-    )
-    torch.manual_seed(0)
-    transformers.BertForSequenceClassification(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
+    texts = [c.text for c in CANDIDATES]
+    return build_tiny_model(tmp_path_factory.mktemp("tiny-nli"), NLI_LABELS, texts)
 
 
 # ---------------------------------------------------------------- the candidate set

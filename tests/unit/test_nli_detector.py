@@ -426,42 +426,17 @@ def test_missing_transformers_names_the_extra(
 import torch  # noqa: E402
 import transformers  # noqa: E402
 
-NLI_LABELS = {0: "entailment", 1: "neutral", 2: "contradiction"}
-WORDS = (
+from tests.tiny_nli import NLI_LABELS, build_tiny_model  # noqa: E402
+
+WORDS = [  # the tiny tokenizer's vocabulary: every word the tests use
     "maria lives in berlin moved to lisbon the sky is blue green bob works at acme now no "
     "longer does not meeting monday friday where live ? . ,"
-)
-
-
-def build_tiny_model(folder: Path, id2label: dict[int, str], seed: int = 0) -> Path:
-    """A 1-layer BERT with hidden size 32 and random weights, and a WordPiece tokenizer over a
-    few dozen words, saved with save_pretrained as a real model folder would be."""
-    folder.mkdir(parents=True, exist_ok=True)
-    vocab = folder / "source-vocab.txt"
-    vocab.write_text(
-        "\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS.split()]) + "\n"
-    )
-    tokenizer = transformers.BertTokenizer(vocab_file=str(vocab), do_lower_case=True)
-    config = transformers.BertConfig(
-        vocab_size=tokenizer.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=128,
-        id2label=id2label,
-        label2id={label: i for i, label in id2label.items()},
-    )
-    torch.manual_seed(seed)
-    model = transformers.BertForSequenceClassification(config)
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
+]
 
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_tiny_model(tmp_path_factory.mktemp("tiny-nli"), NLI_LABELS)
+    return build_tiny_model(tmp_path_factory.mktemp("tiny-nli"), NLI_LABELS, WORDS)
 
 
 @pytest.fixture
@@ -520,7 +495,7 @@ def test_the_score_is_the_softmax_of_the_contradiction_logit(
     tmp_path: Path, no_network: list[str]
 ) -> None:
     shouting = {0: "CONTRADICTION", 1: "Neutral", 2: "ENTAILMENT"}  # another order and case
-    folder = build_tiny_model(tmp_path / "shouting", shouting, seed=1)
+    folder = build_tiny_model(tmp_path / "shouting", shouting, WORDS, seed=1)
     scorer = TransformersNLIScorer(str(folder))
     assert scorer.contradiction_index == 0
     [score] = scorer.contradiction_scores([PAIRS[0]])
@@ -542,7 +517,7 @@ def test_max_length_truncates_long_pairs(tiny_model: Path, no_network: list[str]
 def test_a_config_without_contradiction_gives_a_clear_error(
     tmp_path: Path, no_network: list[str]
 ) -> None:
-    folder = build_tiny_model(tmp_path / "sentiment", {0: "NEGATIVE", 1: "POSITIVE"})
+    folder = build_tiny_model(tmp_path / "sentiment", {0: "NEGATIVE", 1: "POSITIVE"}, WORDS)
     scorer = TransformersNLIScorer(folder)
     with pytest.raises(InvalidInputError) as caught:
         scorer.contradiction_scores([PAIRS[0]])
