@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint format bench-ledger bench-nli clean
+.PHONY: demo test lint format bench-ledger bench-nli bench-index bench-memory bench-embedder clean
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml Makefile
 	# torch first, pinned: 2.13.0 is the CPU build on this machine's disk; any other version (or an
 	# unpinned torch pulled in by transformers) would download a multi-GB CUDA build.
 	$(BIN)/python -m pip install --quiet "torch==2.13.0"
-	$(BIN)/python -m pip install --quiet -e ".[nli]" --group dev
+	$(BIN)/python -m pip install --quiet -e ".[nli,embedded]" --group dev
 	touch $(STAMP)
 
 demo: $(STAMP)  ## the main job for now: a changing timeline in an embedded ledger
@@ -32,11 +32,22 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
+BENCH := $(BIN)/python -m pytest --benchmark-only --benchmark-columns=median,mean,stddev,rounds -q
+
 bench-ledger: $(STAMP)  ## ledger write/read figures (pytest-benchmark; prints medians)
-	$(BIN)/python -m pytest benchmarks --benchmark-only --benchmark-columns=median,mean,stddev,rounds -q
+	$(BENCH) benchmarks/bench_ledger.py benchmarks/bench_dominance.py
+
+bench-index: $(STAMP)  ## 100k-version Chroma index: current state vs unfiltered query, as-of (~3 min)
+	$(BENCH) benchmarks/bench_index.py
+
+bench-memory: $(STAMP)  ## TemporalMemory on the embedded stack: add_many vs raw embedding, search
+	$(BENCH) benchmarks/bench_memory.py
+
+bench-embedder: $(STAMP)  ## raw MiniLM throughput
+	$(BENCH) benchmarks/bench_embedder.py
 
 bench-nli: $(STAMP)  ## NLI detector figures: pairs/s with a tiny model, pre-filter savings
-	$(BIN)/python -m pytest benchmarks/bench_nli.py --benchmark-only --benchmark-columns=median,mean,stddev,rounds -q
+	$(BENCH) benchmarks/bench_nli.py
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .benchmarks

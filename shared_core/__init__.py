@@ -1,4 +1,5 @@
-"""temporal-rag's core: facts, the bi-temporal ledger, the supersession rule and Phi_T.
+"""temporal-rag's core: facts, the bi-temporal ledger, the supersession rule, Phi_T, and
+TemporalMemory (the ledger, a vector index and an embedder behind one object).
 
 Nothing here imports LangChain or LlamaIndex; heavy libraries are imported lazily by the modules
 that need them.
@@ -16,7 +17,17 @@ from shared_core.dominance import (
     Shadow,
     temporal_dominance,
 )
+from shared_core.embedders import CallableEmbedder, Embedder, HashingEmbedder, MiniLMEmbedder
+from shared_core.extractors import (
+    ExtractedFact,
+    Extraction,
+    Extractor,
+    LLMExtractor,
+    MetadataExtractor,
+    NoExtraction,
+)
 from shared_core.facts import Cardinality, Decision, Fact, FactKey, FactStatus, Reason, ReasonKind
+from shared_core.index import ChromaIndex, IndexMatch, NumpyIndex, VectorIndex
 from shared_core.ledger import (
     Explanation,
     InMemoryLedger,
@@ -26,34 +37,53 @@ from shared_core.ledger import (
     StoredStatement,
     WriteResult,
 )
+from shared_core.memory import Added, Hit, ReconcileReport, TemporalMemory
 from shared_core.recency import RecencyBuffer, merge_candidates
 
 __all__ = [
+    "Added",
     "AnyConflict",
+    "CallableEmbedder",
     "Candidate",
     "Cardinality",
+    "ChromaIndex",
     "Clock",
     "Conflict",
     "ConflictDetector",
     "Decision",
     "DominanceResult",
+    "Embedder",
     "Explanation",
+    "ExtractedFact",
+    "Extraction",
+    "Extractor",
     "Fact",
     "FactKey",
     "FactStatus",
+    "HashingEmbedder",
+    "Hit",
     "InMemoryLedger",
+    "IndexMatch",
     "KeyConflictDetector",
+    "LLMExtractor",
     "Ledger",
     "LedgerStore",
     "ManualClock",
+    "MetadataExtractor",
+    "MiniLMEmbedder",
     "NeverConflicts",
+    "NoExtraction",
+    "NumpyIndex",
     "Reason",
     "ReasonKind",
     "RecencyBuffer",
+    "ReconcileReport",
     "SQLiteLedger",
     "Shadow",
     "StoredStatement",
     "SystemClock",
+    "TemporalMemory",
+    "VectorIndex",
     "WriteResult",
     "merge_candidates",
     "temporal_dominance",

@@ -14,6 +14,11 @@ Each error inherits :class:`TemporalRagError` (catch everything of ours) and the
     ├── MissingDependencyError(ImportError)    an optional extra is not installed; names it
     ├── ModelNotFoundError(LookupError)        a model is not on disk or in the local cache
     ├── DetectorError(RuntimeError)            a conflict detector's model or LLM call failed
+    ├── EmbedderError(RuntimeError)            an embedder failed or returned malformed vectors
+    ├── ExtractorError(RuntimeError)           an extractor's or expander's LLM call failed
+    ├── EmbedderMismatchError(ValueError)      an index built by another embedder / dimension
+    ├── VectorIndexError(RuntimeError)         the vector index's storage failed
+    │   └── IndexSyncError                     the ledger holds a write the index has not yet
     └── LedgerError(RuntimeError)              the storage itself
         ├── LedgerNotFoundError(FileNotFoundError)   no ledger there (create=False)
         ├── NotALedgerError(ValueError)        the file is not a temporal-rag ledger
@@ -97,6 +102,30 @@ class DetectorError(TemporalRagError, RuntimeError):
     """A conflict detector could not reach a verdict (its model or LLM call failed)."""
 
 
+class EmbedderError(TemporalRagError, RuntimeError):
+    """An embedder failed, or returned vectors of the wrong number or dimension."""
+
+
+class ExtractorError(TemporalRagError, RuntimeError):
+    """An extractor or query expander could not run (its model or LLM call failed)."""
+
+
+class EmbedderMismatchError(TemporalRagError, ValueError):
+    """The vector index was built by another embedder (name or dimension); nothing was changed."""
+
+
+class VectorIndexError(TemporalRagError, RuntimeError):
+    """A failure of the vector index's storage (Chroma or another backend)."""
+
+
+class IndexSyncError(VectorIndexError):
+    """The ledger committed a write that the index could not take yet.
+
+    The write is not lost: the ledger is the source of truth, and ``reconcile()`` (which also
+    runs before the next search and on open) brings the index up to date.
+    """
+
+
 class LedgerError(TemporalRagError, RuntimeError):
     """A failure of the ledger's storage."""
 
@@ -127,8 +156,12 @@ class LedgerBusyError(LedgerError, TimeoutError):
 __all__ = [
     "CardinalityConflictError",
     "DetectorError",
+    "EmbedderError",
+    "EmbedderMismatchError",
+    "ExtractorError",
     "FactIdConflictError",
     "FactNotFoundError",
+    "IndexSyncError",
     "InvalidInputError",
     "InvalidOperationError",
     "LedgerBusyError",
@@ -142,4 +175,5 @@ __all__ = [
     "NothingToRetractError",
     "SchemaVersionError",
     "TemporalRagError",
+    "VectorIndexError",
 ]

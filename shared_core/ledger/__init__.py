@@ -3,10 +3,19 @@
 from shared_core.ledger.base import Ledger, LedgerStore
 from shared_core.ledger.memory import InMemoryLedger
 from shared_core.ledger.records import StatementRow, StoredStatement, VersionRow
-from shared_core.ledger.results import Explanation, WriteResult
+from shared_core.ledger.results import (
+    ChangeCursor,
+    ChangeSet,
+    Explanation,
+    StoredVersion,
+    VersionRecord,
+    WriteResult,
+)
 from shared_core.ledger.sqlite import Durability, SQLiteLedger
 
 __all__ = [
+    "ChangeCursor",
+    "ChangeSet",
     "Durability",
     "Explanation",
     "InMemoryLedger",
@@ -15,6 +24,8 @@ __all__ = [
     "SQLiteLedger",
     "StatementRow",
     "StoredStatement",
+    "StoredVersion",
+    "VersionRecord",
     "VersionRow",
     "WriteResult",
 ]

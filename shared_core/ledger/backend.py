@@ -126,6 +126,22 @@ class Backend(Protocol):
         """The given version records, in the order asked."""
         ...
 
+    def changed_versions(
+        self, after_row: int, retired_from: Instant, *, strict: bool, limit: int
+    ) -> list[FactRow]:
+        """The change feed, by row id: up to ``limit`` rows inserted after ``after_row``, and
+        every row up to ``after_row`` retired after ``retired_from`` (at it too unless
+        ``strict``), as they stand now."""
+        ...
+
+    def count_retired_at(self, at: Instant) -> int:
+        """How many version rows were retired at exactly ``at``."""
+        ...
+
+    def last_row_id(self) -> int:
+        """The highest version row id (0 when empty)."""
+        ...
+
     def export(self) -> tuple[list[StatementRow], list[VersionRow]]:
         """Every row ever stored, in insertion order (for audits, backups and tests)."""
         ...

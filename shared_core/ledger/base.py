@@ -10,7 +10,7 @@ assigns record time, runs the rules inside one transaction and applies their pla
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
@@ -40,7 +40,14 @@ from shared_core.facts import (
 )
 from shared_core.ledger.backend import Backend, FactRow, VersionQuery
 from shared_core.ledger.records import KIND_RETRACTION, StatementRow, VersionRow, to_fact
-from shared_core.ledger.results import Explanation, WriteResult
+from shared_core.ledger.results import (
+    ChangeCursor,
+    ChangeSet,
+    Explanation,
+    StoredVersion,
+    VersionRecord,
+    WriteResult,
+)
 from shared_core.ledger.writing import Batch, Outcome, combine
 from shared_core.supersession import RULE_CORRECTION, RULE_UNDO, RULE_WITHDRAWAL
 
@@ -96,6 +103,14 @@ class LedgerStore(Protocol):
     def explain(self, fact_id: str) -> Explanation: ...
     def get(self, fact_id: str) -> Fact: ...
     def export(self) -> tuple[list[StatementRow], list[VersionRow]]: ...
+    def changes(self, since: ChangeCursor | None = ..., *, limit: int = ...) -> ChangeSet: ...
+    def versions(
+        self,
+        *,
+        row_ids: Sequence[int] = ...,
+        fact_ids: Sequence[str] = ...,
+        known_at: datetime | None = ...,
+    ) -> list[StoredVersion]: ...
     def close(self) -> None: ...
 
 
@@ -398,6 +413,48 @@ class Ledger:
         with self._lock, self._backend.snapshot():
             return self._backend.export()
 
+    # ----------------------------------------------------------------- change feed
+    def changes(self, since: ChangeCursor | None = None, *, limit: int = 10_000) -> ChangeSet:
+        """Version rows inserted or retired since ``since`` (everything when None), as they
+        stand now, with the cursor to continue from; ``more`` says a page limit was reached.
+
+        This is how a vector index mirrors the ledger: apply the records, store the cursor.
+        A returned cursor behind ``since`` means ``since`` came from another ledger (or a
+        newer copy of this one): rebuild the mirror from ``ChangeCursor()``.
+        """
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+            raise InvalidInputError("limit", f"{limit!r} is not a positive int", "use e.g. 10000")
+        since = since if since is not None else ChangeCursor()
+        with self._lock, self._backend.snapshot():
+            last_time, _ = self._backend.last_record()
+            seen = self._backend.count_retired_at(since.retired_from) == since.retired_at_from
+            rows = self._backend.changed_versions(
+                since.after_row, since.retired_from, strict=seen, limit=limit
+            )
+            last_row = self._backend.last_row_id()
+            at_last = self._backend.count_retired_at(last_time)
+        records = tuple(_record(row) for row in rows)
+        inserted = [r.row_id for r in records if r.row_id > since.after_row]
+        if len(inserted) == limit and inserted[-1] < last_row:
+            return ChangeSet(records, replace(since, after_row=inserted[-1]), more=True)
+        return ChangeSet(records, ChangeCursor(last_row, last_time, at_last))
+
+    def versions(
+        self,
+        *,
+        row_ids: Sequence[int] = (),
+        fact_ids: Sequence[str] = (),
+        known_at: datetime | None = None,
+    ) -> list[StoredVersion]:
+        """Version rows by row id (in the order asked; unknown ids are skipped) and then every
+        row of each fact id; each ``fact`` is shown as known at ``known_at`` (default now)."""
+        known = to_instant(known_at, "known_at") if known_at else _NOW_KNOWN
+        with self._lock, self._backend.snapshot():
+            rows = self._backend.versions_by_row(list(row_ids))
+            for fact_id in fact_ids:
+                rows += self._backend.versions_of_fact(fact_id)
+        return [StoredVersion(_record(row), to_fact(*_as_known(row, known))) for row in rows]
+
     # ----------------------------------------------------------------- internals
     @contextmanager
     def _write(self, recorded_at: datetime | None = None) -> Iterator[Batch]:
@@ -431,6 +488,20 @@ class Ledger:
                 f"fact {fact_id!r} is a retraction; undo it with unretire({fact_id!r})"
             )
         return believed[0]
+
+
+def _record(row: FactRow) -> VersionRecord:
+    version, head = row
+    return VersionRecord(
+        row_id=version.row_id,
+        fact_id=version.fact_id,
+        namespace=version.namespace,
+        text=head.text,
+        valid_from=version.valid_from,
+        valid_to=version.valid_to,
+        recorded_at=version.recorded_at,
+        retired_at=version.retired_at,
+    )
 
 
 def _unretired(version: VersionRow) -> VersionRow:

@@ -218,7 +218,25 @@ class InMemoryBackend:
         return [self._with_head(row) for row in self._versions.values() if row.fact_id == fact_id]
 
     def versions_by_row(self, row_ids: list[int]) -> list[FactRow]:
-        return [self._with_head(self._versions[row_id]) for row_id in row_ids]
+        return [self._with_head(self._versions[i]) for i in row_ids if i in self._versions]
+
+    def changed_versions(
+        self, after_row: int, retired_from: Instant, *, strict: bool, limit: int
+    ) -> list[FactRow]:
+        start = retired_from + 1 if strict else retired_from
+        retired = [
+            row
+            for row_id, row in self._versions.items()
+            if row_id <= after_row and start <= row.retired_at < OPEN
+        ]
+        inserted = [row for row_id, row in self._versions.items() if row_id > after_row][:limit]
+        return [self._with_head(row) for row in (*retired, *inserted)]
+
+    def count_retired_at(self, at: Instant) -> int:
+        return sum(1 for row in self._versions.values() if row.retired_at == at < OPEN)
+
+    def last_row_id(self) -> int:
+        return max(self._versions, default=0)
 
     def _with_head(self, row: VersionRow) -> FactRow:
         return row, self._statements[row.head_seq]

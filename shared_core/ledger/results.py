@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from shared_core.clock import OPEN, Instant
 from shared_core.facts import Decision, Fact, FactStatus, Reason
 from shared_core.ledger.records import StoredStatement
 
@@ -92,3 +93,68 @@ def _describe_reason(reason: Reason) -> str:
     text += f" (rule: {reason.rule}"
     text += f", score {reason.score:.3f})" if reason.score is not None else ")"
     return text
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeCursor:
+    """How far a consumer of :meth:`Ledger.changes` has read.
+
+    Every version row with ``row_id <= after_row`` was seen as it stood then, and so were the
+    ``retired_at_from`` rows retired at exactly ``retired_from``; later retirements were not.
+    Record time never goes backwards and a row is retired once, so nothing is missed: when more
+    rows have been retired at ``retired_from`` since, all of that instant's are delivered again
+    (harmless: applying a record is idempotent), otherwise only later ones.
+    """
+
+    after_row: int = 0
+    retired_from: Instant = 0
+    retired_at_from: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class VersionRecord:
+    """One version row as a vector index mirrors it: identity, text and four instants.
+
+    Times are integer epoch microseconds; an open end is :data:`~shared_core.clock.OPEN`.
+    A row's only change over its life is ``retired_at`` going from OPEN to a record time.
+    """
+
+    row_id: int
+    fact_id: str
+    namespace: str
+    text: str
+    valid_from: Instant
+    valid_to: Instant
+    recorded_at: Instant
+    retired_at: Instant
+
+    @property
+    def believed(self) -> bool:
+        """Not retired in record time."""
+        return self.retired_at == OPEN
+
+    def visible(self, valid_at: Instant | None, known_at: Instant | None) -> bool:
+        """Believed at ``known_at`` (None: now) and valid at ``valid_at`` (None: any time)."""
+        if known_at is None:
+            known = self.retired_at == OPEN
+        else:
+            known = self.recorded_at <= known_at < self.retired_at
+        valid = valid_at is None or self.valid_from <= valid_at < self.valid_to
+        return known and valid
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeSet:
+    """Version rows inserted or retired since a cursor (as they stand now) and the next cursor."""
+
+    records: tuple[VersionRecord, ...]
+    cursor: ChangeCursor
+    more: bool = False  # a page limit was reached: ask again from ``cursor``
+
+
+@dataclass(frozen=True, slots=True)
+class StoredVersion:
+    """A version row as an index sees it (``record``) and as a caller sees it (``fact``)."""
+
+    record: VersionRecord
+    fact: Fact

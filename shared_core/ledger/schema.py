@@ -1,4 +1,4 @@
-"""The SQLite ledger's schema (version 1), the SQL of its hot paths, and its row codecs.
+"""The SQLite ledger's schema (version 2), the SQL of its hot paths, and its row codecs.
 
 Later versions add migrations here and a row to ``schema_migrations``; a file whose version is
 newer than the library's is refused (SchemaVersionError) rather than misread.
@@ -13,11 +13,16 @@ from shared_core.facts import Reason, ReasonKind, decode_object
 from shared_core.ledger.records import StatementRow, VersionRow
 from shared_core.supersession import Version
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APPLICATION_ID = 0x54524147  # "TRAG": marks the file as a temporal-rag ledger
 
 BELIEVED_SQL = f"retired_at = {OPEN}"
 """The SQL condition of a believed row (a literal, so the partial indexes apply)."""
+
+RETIRED_SQL = f"retired_at < {OPEN}"
+_V2 = (  # version 2: the change feed finds retirements without a scan
+    f"CREATE INDEX versions_retired ON versions (retired_at) WHERE {RETIRED_SQL}",
+)
 
 SCHEMA: tuple[str, ...] = (
     """CREATE TABLE schema_migrations (
@@ -97,7 +102,10 @@ SCHEMA: tuple[str, ...] = (
     "CREATE INDEX versions_key ON versions (key_id, valid_from)",
     f"CREATE INDEX versions_stream ON versions (key_id, stream, valid_from) WHERE {BELIEVED_SQL}",
     f"CREATE INDEX versions_believed ON versions (namespace, valid_to) WHERE {BELIEVED_SQL}",
+    *_V2,
 )
+MIGRATIONS: dict[int, tuple[str, ...]] = {2: _V2}
+"""The statements that bring a file from the previous version to this one."""
 
 STATEMENT_COLUMNS = (
     "seq, fact_id, namespace, key_id, stream, subject, relation, object, value, kind, text, "
@@ -117,6 +125,11 @@ FACT_SELECT = (
     + " FROM versions v JOIN statements s ON s.seq = v.head_seq"
 )
 N_VERSION = len(VERSION_COLUMNS.split(","))
+RETIRED_SINCE = (
+    f"{FACT_SELECT} WHERE v.retired_at >= ? AND v.{RETIRED_SQL} AND v.row_id <= ? ORDER BY v.row_id"
+)
+COUNT_RETIRED_AT = f"SELECT count(*) FROM versions WHERE retired_at = ? AND {RETIRED_SQL}"
+INSERTED_AFTER = f"{FACT_SELECT} WHERE v.row_id > ? ORDER BY v.row_id LIMIT ?"
 # The write path's statements, built once (sqlite3 caches prepared statements by their text).
 INSERT_STATEMENT = (
     f"INSERT INTO statements ({STATEMENT_COLUMNS}) "

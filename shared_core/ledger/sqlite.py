@@ -106,6 +106,18 @@ class SQLiteBackend:
                 f"{self.path} has schema version {found}; this temporal-rag reads up to "
                 f"{schema.SCHEMA_VERSION}: upgrade temporal-rag"
             )
+        if found < schema.SCHEMA_VERSION:
+            self._migrate(found)
+
+    def _migrate(self, found: int) -> None:
+        with self.transaction():
+            for version in range(found + 1, schema.SCHEMA_VERSION + 1):
+                for statement in schema.MIGRATIONS[version]:
+                    self._conn.execute(statement)
+                self._conn.execute(
+                    "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
+                    (version, int(time.time() * 1_000_000)),
+                )
 
     def _table_names(self) -> set[str]:
         rows = self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
@@ -388,7 +400,21 @@ class SQLiteBackend:
         marks = ", ".join("?" * len(row_ids))
         rows = self._fact_rows(f"{schema.FACT_SELECT} WHERE v.row_id IN ({marks})", list(row_ids))
         by_id = {row[0].row_id: row for row in rows}
-        return [by_id[row_id] for row_id in row_ids]
+        return [by_id[row_id] for row_id in row_ids if row_id in by_id]
+
+    def changed_versions(
+        self, after_row: int, retired_from: Instant, *, strict: bool, limit: int
+    ) -> list[FactRow]:
+        start = retired_from + 1 if strict else retired_from
+        retired = self._fact_rows(schema.RETIRED_SINCE, [start, after_row])
+        inserted = self._fact_rows(schema.INSERTED_AFTER, [after_row, limit])
+        return retired + inserted
+
+    def count_retired_at(self, at: Instant) -> int:
+        return int(self._one(schema.COUNT_RETIRED_AT, (at,))[0])
+
+    def last_row_id(self) -> int:
+        return int(self._one("SELECT coalesce(max(row_id), 0) FROM versions")[0])
 
     def export(self) -> tuple[list[StatementRow], list[VersionRow]]:
         statements = self._statements("ORDER BY seq", ())

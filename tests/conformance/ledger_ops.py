@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from shared_core.clock import OPEN, ManualClock, from_instant, to_instant
 from shared_core.errors import TemporalRagError
 from shared_core.facts import Cardinality, Decision, Fact, ReasonKind
-from shared_core.ledger import Ledger, StatementRow, VersionRow
+from shared_core.ledger import ChangeCursor, Ledger, StatementRow, VersionRecord, VersionRow
 from tests.oracle import Oracle
 
 START = datetime(2024, 1, 1, tzinfo=UTC)
@@ -98,6 +98,8 @@ class Replay:
     known_ids: list[str] = field(default_factory=list)
     snapshots: dict[tuple[str, int, int], set[tuple[Any, ...]]] = field(default_factory=dict)
     rows: tuple[list[StatementRow], list[VersionRow]] = ([], [])
+    mirror: dict[int, VersionRecord] = field(default_factory=dict)  # fed by ledger.changes()
+    cursor: ChangeCursor = field(default_factory=ChangeCursor)
 
     def __post_init__(self) -> None:
         self.ledger.declare("likes", Cardinality.MANY)
@@ -107,6 +109,7 @@ class Replay:
         for operation in operations:
             self.step(operation)
             self.check_nothing_deleted()
+            self.check_change_feed()
             self.check_current()
             self.snapshot()
         self.check_everything()
@@ -318,6 +321,26 @@ class Replay:
             if f.retired_at is not None:
                 assert f.retire_reason is not None
                 assert f.retire_reason.kind is not ReasonKind.REVISED
+
+    def check_change_feed(self) -> None:
+        """A mirror fed only by ``changes()`` (in small pages) equals every version row."""
+        while True:
+            page = self.ledger.changes(self.cursor, limit=2)
+            for record in page.records:
+                self.mirror[record.row_id] = record
+            assert page.cursor.after_row >= self.cursor.after_row
+            assert page.cursor.retired_from >= self.cursor.retired_from
+            self.cursor = page.cursor
+            if not page.more:
+                break
+        _, versions = self.ledger.export()
+        assert {
+            v.row_id: (v.fact_id, v.valid_from, v.valid_to, v.recorded_at, v.retired_at)
+            for v in versions
+        } == {
+            r.row_id: (r.fact_id, r.valid_from, r.valid_to, r.recorded_at, r.retired_at)
+            for r in self.mirror.values()
+        }, "the change feed missed a change"
 
     def check_nothing_deleted(self) -> None:
         statements, versions = self.ledger.export()

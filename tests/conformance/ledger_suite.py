@@ -20,7 +20,7 @@ from shared_core.errors import (
     NotRetiredError,
 )
 from shared_core.facts import Cardinality, Decision, Fact, FactStatus, ReasonKind
-from shared_core.ledger import Ledger, LedgerStore
+from shared_core.ledger import ChangeCursor, Ledger, LedgerStore
 from tests.conformance.ledger_ops import START, Replay, operations
 
 NAIVE = datetime(2020, 1, 1)  # noqa: DTZ001 - naive on purpose: it must be refused
@@ -492,3 +492,51 @@ class LedgerConformance:
         (fact,) = ledger.current(namespace=nasty)
         assert (fact.text, fact.subject, fact.object, fact.metadata["x"]) == (nasty,) * 4
         assert ledger.get(result.statement_id).namespace == nasty
+
+    # ------------------------------------------------------------ change feed
+    def test_the_change_feed_pages_and_reports_retirements(
+        self, ledger: Ledger, clock: ManualClock
+    ) -> None:
+        for year, city in enumerate(("Berlin", "Lisbon", "Porto", "Faro"), start=2019):
+            clock.advance(timedelta(days=1))
+            ledger.write(lives(city, year))
+        first = ledger.changes(limit=3)
+        assert first.more
+        assert [r.row_id for r in first.records] == [1, 2, 3]
+        rest = ledger.changes(first.cursor, limit=100)
+        assert not rest.more
+        mirror = {r.row_id: r for r in (*first.records, *rest.records)}
+        _, versions = ledger.export()
+        assert set(mirror) == {v.row_id for v in versions}
+        assert ledger.changes(rest.cursor).records == (), "nothing new, nothing delivered"
+        clock.advance(timedelta(days=1))
+        retired = ledger.retire(ledger.current()[0].id)
+        after = ledger.changes(rest.cursor)
+        assert {r.fact_id for r in after.records if not r.believed} >= {
+            f.id for f in retired.retired
+        }
+        assert all(r.text.startswith("Maria lives in") for r in after.records)
+
+    def test_a_cursor_from_another_ledger_comes_back_behind(self, ledger: Ledger) -> None:
+        ledger.write(lives("Berlin", 2019))
+        ahead = ChangeCursor(after_row=10_000, retired_from=2**62)
+        page = ledger.changes(ahead)
+        assert page.cursor.after_row < ahead.after_row
+        with pytest.raises(InvalidInputError, match="limit"):
+            ledger.changes(limit=0)
+
+    def test_versions_by_row_and_fact_show_what_was_known(
+        self, ledger: Ledger, clock: ManualClock
+    ) -> None:
+        berlin = ledger.write(lives("Berlin", 2019)).fact
+        assert berlin is not None
+        before = clock.advance(timedelta(days=1))
+        clock.advance(timedelta(days=1))
+        ledger.write(lives("Lisbon", 2021))
+        rows = ledger.versions(fact_ids=[berlin.id])
+        assert [r.record.believed for r in rows] == [False, True]
+        assert rows[1].fact.valid_to == d(2021)
+        then = ledger.versions(row_ids=[rows[0].record.row_id, 999], known_at=before)
+        assert len(then) == 1
+        assert then[0].fact.valid_to is None
+        assert then[0].fact.retired_at is None

@@ -198,3 +198,29 @@ def test_the_process_id_file_descriptor_count_stays_flat(tmp_path: Path) -> None
         with SQLiteLedger(tmp_path / f"l{n}.sqlite") as ledger:
             ledger.write(lives("Berlin", 2019))
     assert len(os.listdir("/proc/self/fd")) <= before + 2
+
+
+def test_a_version_1_file_is_migrated_to_the_change_feed_index(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    with SQLiteLedger(path) as ledger:
+        ledger.write(lives("Berlin", 2019))
+        ledger.write(lives("Lisbon", 2021))
+    with sqlite3.connect(path) as conn:  # make it what version 1 wrote
+        conn.execute("DROP INDEX versions_retired")
+        conn.execute("UPDATE schema_migrations SET version = 1")
+    with SQLiteLedger(path) as ledger:
+        assert [f.object for f in ledger.current()] == ["Lisbon"]
+        assert len(ledger.changes().records) == 3
+    with sqlite3.connect(path) as conn:
+        versions = [row[0] for row in conn.execute("SELECT version FROM schema_migrations")]
+        indexes = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        plan = " ".join(
+            str(row)
+            for row in conn.execute(
+                "EXPLAIN QUERY PLAN SELECT row_id FROM versions "
+                "WHERE retired_at >= 5 AND retired_at < 9223372036854775807"
+            )
+        )
+    assert versions == [1, SCHEMA_VERSION]
+    assert "versions_retired" in indexes
+    assert "versions_retired" in plan, "the change feed must not scan the versions table"

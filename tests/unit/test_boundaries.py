@@ -28,10 +28,18 @@ PURE = [
     "detectors/llm.py",
     "detectors/prefilters.py",
     "detectors/llm_answers.py",
+    "embedders/base.py",
+    "extractors/base.py",
+    "index/base.py",
 ]
 FRAMEWORKS = {"langchain", "langchain_core", "langchain_classic", "llama_index"}
 HEAVY = {"chromadb", "sentence_transformers", "transformers", "torch", "numpy", "huggingface_hub"}
-BACKENDS = {"detectors/transformers_nli.py": {"transformers", "torch", "huggingface_hub"}}
+BACKENDS = {
+    "detectors/transformers_nli.py": {"transformers", "torch", "huggingface_hub"},
+    "embedders/minilm.py": {"sentence_transformers", "torch"},
+    "index/chroma.py": {"chromadb", "numpy"},
+    "index/memory.py": {"numpy"},
+}
 
 
 def imports(path: Path) -> list[tuple[str, bool]]:

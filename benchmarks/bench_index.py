@@ -1,0 +1,279 @@
+"""Vector index figures: what the live/hist layout of :class:`ChromaIndex` buys.
+
+Built once per run in pytest's temporary directory (a ``PersistentClient``): 100,000 version
+records of 50,000 keys, dimension 384. Each key has an older version, retired (corrected) in
+record time, and a current one; both are the key's random direction plus a little noise, so
+every current record has a stale near-duplicate, as in agent memory. Then, k = 10:
+
+1. ``ChromaIndex.search`` of the current state (valid now, known now): the fast path;
+2. a raw, unfiltered Chroma query on a plain collection of the same 100,000 records (the floor
+   this library cannot beat), and the ratio 1 / 2 (the aim is <= 1.5);
+3. the same raw query with ``where retired_at == OPEN``: what one filtered collection costs;
+4. ``ChromaIndex.search`` as of the past (random ``valid_at`` and ``known_at``): unfiltered
+   over-fetching when it settles the answer, else filtered queries (the mean and p90 show how
+   often that happens);
+5. ``apply`` of 1,000 supersessions (1,000 rows move from live to hist, 1,000 arrive).
+
+Under ``--benchmark-disable`` (``make test``) the records are 2,000 and every workload runs once
+as a smoke test (results checked, no timing asserted).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from itertools import count, cycle
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from benchmarks.reporting import Timed, median_seconds, record_latency, record_rate
+from shared_core.clock import OPEN
+from shared_core.index import chroma
+from shared_core.index.chroma_layout import to_metadata
+from shared_core.ledger.results import ChangeCursor, VersionRecord
+
+pytest.importorskip("chromadb")
+
+FULL, SMOKE = 100_000, 2_000
+DIM, K, BATCH, QUERIES, MOVES = 384, 10, 10_000, 200, 1_000
+NOISE = 0.15  # per-coordinate noise around a key's direction, relative to 1/sqrt(DIM)
+SECOND = 1_000_000
+T0 = 1_577_836_800 * SECOND  # 2020-01-01: valid times of the old versions start here
+T1 = T0 + 365 * 86_400 * SECOND  # 2021-01-01: the current versions
+R0 = T1 + 365 * 86_400 * SECOND  # record times of the old versions, then the corrections
+NOW = R0 + 365 * 86_400 * SECOND
+SEED = 20_240_501
+MEDIANS: dict[str, float] = {}
+
+
+@dataclass
+class Built:
+    index: Any  # ChromaIndex
+    plain: Any  # a chromadb Collection
+    queries: Any  # QUERIES x DIM query vectors
+    records: dict[int, VersionRecord]
+    size: int
+
+
+def _records(keys: int) -> list[VersionRecord]:
+    """Row 2i+1: key i's old version, retired; row 2i+2: its current version."""
+    out = []
+    for i in range(keys):
+        old_at, new_at = R0 + i * SECOND, R0 + (keys + i) * SECOND
+        out.append(
+            VersionRecord(
+                2 * i + 1, f"old-{i}", "default", f"key {i} was", T0 + i, OPEN, old_at, new_at
+            )
+        )
+        out.append(
+            VersionRecord(
+                2 * i + 2, f"new-{i}", "default", f"key {i} is", T1 + i, OPEN, new_at, OPEN
+            )
+        )
+    return out
+
+
+def _vectors(keys: int, rng: Any) -> tuple[Any, Any]:
+    """(record vectors in row order, query vectors): noisy copies of each key's direction."""
+    base = rng.standard_normal((keys, DIM)).astype(np.float32)
+    base /= np.linalg.norm(base, axis=1, keepdims=True)
+    scale = NOISE / np.sqrt(DIM)
+    rows = np.repeat(base, 2, axis=0) + scale * rng.standard_normal((2 * keys, DIM)).astype(
+        np.float32
+    )
+    picks = rng.integers(0, keys, QUERIES)
+    queries = base[picks] + scale * rng.standard_normal((QUERIES, DIM)).astype(np.float32)
+    return rows, queries
+
+
+def _build_index(path: Path, records: list[VersionRecord], vectors: Any) -> Any:
+    index = chroma.ChromaIndex(path)
+    index.bind(embedder="random-384", dimension=DIM)
+    for start in range(0, len(records), BATCH):
+        batch = records[start : start + BATCH]
+        given = {r.fact_id: vectors[start + i] for i, r in enumerate(batch)}
+        index.apply(batch, given, ChangeCursor(batch[-1].row_id, 0))
+    return index
+
+
+def _build_plain(path: Path, records: list[VersionRecord], vectors: Any) -> Any:
+    """One plain collection of every record, as a naive single-collection design keeps them."""
+    client = chroma._persistent_client(path)
+    plain = client.create_collection(
+        "plain", configuration={"hnsw": {"space": "cosine"}}, embedding_function=chroma._ef()
+    )
+    step = min(client.get_max_batch_size(), chroma.PAGE)
+    for start in range(0, len(records), step):
+        batch = records[start : start + step]
+        plain.add(
+            ids=[str(r.row_id) for r in batch],
+            embeddings=vectors[start : start + step],
+            documents=[r.text for r in batch],
+            metadatas=[to_metadata(r) for r in batch],
+        )
+    return plain
+
+
+@pytest.fixture(scope="module")
+def built(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, figures: list[str]
+) -> Iterator[Built]:
+    size = SMOKE if request.config.getoption("benchmark_disable") else FULL
+    records = _records(size // 2)
+    vectors, queries = _vectors(size // 2, np.random.default_rng(SEED))
+    folder = tmp_path_factory.mktemp("bench-index")
+    start = time.perf_counter()
+    index = _build_index(folder / "index", records, vectors)
+    middle = time.perf_counter()
+    plain = _build_plain(folder / "plain", records, vectors)
+    end = time.perf_counter()
+    figures.append(
+        f"  build: ChromaIndex.apply of {size:,} records (half retired) in batches of {BATCH:,}: "
+        f"{middle - start:.1f} s ({size / (middle - start):,.0f}/s); "
+        f"plain collection of {size:,}: {end - middle:.1f} s"
+    )
+    yield Built(index, plain, queries, {r.row_id: r for r in records}, size)
+    index.close()
+
+
+def _cycled(queries: Any) -> Iterator[list[float]]:
+    return cycle([q.tolist() for q in queries])
+
+
+@pytest.mark.benchmark(group="index search, k=10")
+def test_current_state_search(benchmark: Any, figures: list[str], built: Built) -> None:
+    queries = _cycled(built.queries)
+
+    def search() -> list[Any]:
+        return built.index.search(
+            next(queries), k=K, namespace="default", valid_at=NOW, known_at=None
+        )
+
+    timed = Timed(search)
+    found = benchmark(timed)
+    assert len(found) == K
+    assert all(built.records[m.row_id].retired_at == OPEN for m in found)
+    MEDIANS["current"] = median_seconds(benchmark, timed)[0]
+    record_latency(
+        benchmark,
+        figures,
+        timed,
+        f"ChromaIndex.search, current state, {built.size:,} records",
+        records=built.size,
+    )
+
+
+@pytest.mark.benchmark(group="index search, k=10")
+def test_raw_unfiltered_chroma_query(benchmark: Any, figures: list[str], built: Built) -> None:
+    queries = _cycled(built.queries)
+
+    def query() -> Any:
+        return built.plain.query(
+            query_embeddings=[next(queries)], n_results=K, include=["metadatas", "distances"]
+        )
+
+    timed = Timed(query)
+    found = benchmark(timed)
+    assert len(found["ids"][0]) == K
+    raw = median_seconds(benchmark, timed)[0]
+    record_latency(benchmark, figures, timed, f"raw Chroma query, unfiltered, plain {built.size:,}")
+    if "current" in MEDIANS:
+        ratio = MEDIANS["current"] / raw
+        benchmark.extra_info["current_over_raw"] = round(ratio, 2)
+        figures.append(
+            f"  ratio current-state search / raw unfiltered query: {ratio:.2f} (aim <= 1.5)"
+        )
+
+
+@pytest.mark.benchmark(group="index search, k=10")
+def test_raw_filtered_chroma_query(benchmark: Any, figures: list[str], built: Built) -> None:
+    queries = _cycled(built.queries)
+    where = {"retired_at": {"$eq": OPEN}}
+
+    def query() -> Any:
+        return built.plain.query(
+            query_embeddings=[next(queries)],
+            n_results=K,
+            where=where,
+            include=["metadatas", "distances"],
+        )
+
+    timed = Timed(query)
+    found = benchmark(timed)
+    assert len(found["ids"][0]) == K
+    record_latency(
+        benchmark,
+        figures,
+        timed,
+        f"raw Chroma query, where retired_at == OPEN, plain {built.size:,}",
+    )
+
+
+@pytest.mark.benchmark(group="index search, k=10")
+def test_as_of_search(benchmark: Any, figures: list[str], built: Built) -> None:
+    rng = random.Random(SEED)
+    keys = built.size // 2
+    times = cycle(
+        [
+            (T0 + rng.randrange(2 * keys), R0 + rng.randrange(2 * keys) * SECOND)
+            for _ in range(QUERIES)
+        ]
+    )
+    queries = _cycled(built.queries)
+
+    def search() -> tuple[list[Any], int, int]:
+        valid_at, known_at = next(times)
+        found = built.index.search(
+            next(queries), k=K, namespace="default", valid_at=valid_at, known_at=known_at
+        )
+        return found, valid_at, known_at
+
+    timed = Timed(search)
+    found, valid_at, known_at = benchmark(timed)
+    assert found
+    assert all(built.records[m.row_id].visible(valid_at, known_at) for m in found)
+    record_latency(
+        benchmark,
+        figures,
+        timed,
+        f"ChromaIndex.search as of the past, {built.size:,} records",
+        records=built.size,
+    )
+    calls = sorted(timed.seconds)
+    mean, p90 = sum(calls) / len(calls), calls[int(0.9 * (len(calls) - 1))]
+    benchmark.extra_info.update(mean_us=round(mean * 1e6), p90_us=round(p90 * 1e6))
+    figures.append(
+        f"    as of the past, over {len(calls)} calls: mean {mean * 1e3:,.1f} ms, "
+        f"p90 {p90 * 1e3:,.1f} ms (the slow ones fell back to filtered queries)"
+    )
+
+
+@pytest.mark.benchmark(group="index apply")
+def test_apply_supersessions(benchmark: Any, figures: list[str], built: Built) -> None:
+    """Each round: 1,000 current rows retired (moved to hist) and 1,000 new current rows."""
+    rng = np.random.default_rng(SEED + 1)
+    rows = count(built.size + 1)
+    moves = min(MOVES, built.size // 4)
+    current = cycle([r for r in built.records.values() if r.retired_at == OPEN])
+
+    def batch() -> tuple[tuple[list[VersionRecord], dict[str, Any], ChangeCursor], dict[str, Any]]:
+        retired = [replace(next(current), retired_at=NOW) for _ in range(moves)]
+        fresh = [
+            VersionRecord(row, f"fact-{row}", "default", "newer", NOW, OPEN, NOW, OPEN)
+            for row in (next(rows) for _ in range(moves))
+        ]
+        vectors = {
+            r.fact_id: v for r, v in zip(fresh, rng.standard_normal((moves, DIM)), strict=True)
+        }
+        return (retired + fresh, vectors, ChangeCursor(fresh[-1].row_id, NOW)), {}
+
+    timed = Timed(built.index.apply)
+    benchmark.pedantic(timed, setup=batch, rounds=3)
+    record_rate(
+        benchmark, figures, timed, "ChromaIndex.apply, supersessions (records/s)", 2 * moves
+    )

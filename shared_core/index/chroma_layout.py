@@ -1,0 +1,163 @@
+"""The pure half of :mod:`shared_core.index.chroma`: which collection a record lives in, what
+the fast path relies on, the ``where`` clauses, and how raw results become matches.
+
+No Chroma here. Each namespace has a ``live`` collection (records believed and open-ended) and
+a ``hist`` collection (every other record). Record metadata holds the row id, fact id,
+namespace and the four instants as ints, an open end as OPEN (never a missing key).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from shared_core.clock import OPEN, Instant
+from shared_core.index.base import IndexMatch
+from shared_core.ledger.results import VersionRecord
+
+EARLIEST = -(2**63)
+FUTURE_LIMIT = 1_000
+"""Beyond this many pending future-dated rows, a current search takes the filtered path."""
+
+Hit = tuple[float, Mapping[str, Any]]
+"""A raw query result: (cosine distance, record metadata)."""
+
+
+def is_live(record: VersionRecord) -> bool:
+    """Believed and open-ended: the records a current search can see (bar future-dated ones)."""
+    return record.believed and record.valid_to == OPEN
+
+
+def namespace_key(namespace: str) -> str:
+    """A short, name-safe stand-in for a namespace in collection names."""
+    return hashlib.sha256(namespace.encode()).hexdigest()[:16]
+
+
+def to_metadata(record: VersionRecord) -> dict[str, Any]:
+    return {
+        "row_id": record.row_id,
+        "fact_id": record.fact_id,
+        "namespace": record.namespace,
+        "valid_from": record.valid_from,
+        "valid_to": record.valid_to,
+        "recorded_at": record.recorded_at,
+        "retired_at": record.retired_at,
+    }
+
+
+def from_metadata(meta: Mapping[str, Any]) -> VersionRecord:
+    """The record a result's metadata describes (without its text)."""
+    return VersionRecord(
+        int(meta["row_id"]),
+        str(meta["fact_id"]),
+        str(meta["namespace"]),
+        "",
+        int(meta["valid_from"]),
+        int(meta["valid_to"]),
+        int(meta["recorded_at"]),
+        int(meta["retired_at"]),
+    )
+
+
+@dataclass(frozen=True)
+class Book:
+    """What one namespace's fast path relies on; every field errs only on the safe side.
+
+    A search valid at T as known now sees exactly the live rows with ``valid_from <= T`` when
+    T is at or after every ``recorded_at`` (so a live row that is not future-dated started by
+    then) and after the end of every believed hist row (so hist holds nothing visible).
+    """
+
+    namespace: str
+    max_recorded_at: Instant = EARLIEST
+    max_valid_to: Instant = EARLIEST  # of believed rows in hist (all have an end)
+    future: Mapping[int, Instant] = field(default_factory=dict)  # live row id -> valid_from
+
+    def after(self, rows: Sequence[VersionRecord]) -> Book:
+        """This book once ``rows`` (of this namespace) are applied."""
+        recorded = max([self.max_recorded_at, *(r.recorded_at for r in rows)])
+        ended = [r.valid_to for r in rows if r.believed and r.valid_to != OPEN]
+        future = dict(self.future)
+        for r in rows:
+            future.pop(r.row_id, None)
+            if is_live(r) and r.valid_from > r.recorded_at:
+                future[r.row_id] = r.valid_from
+        future = {row: start for row, start in future.items() if start > recorded}
+        return Book(self.namespace, recorded, max([self.max_valid_to, *ended]), future)
+
+    def without(self, row_ids: set[int]) -> Book:
+        future = {r: v for r, v in self.future.items() if r not in row_ids}
+        return Book(self.namespace, self.max_recorded_at, self.max_valid_to, future)
+
+    def pending(self, valid_at: Instant | None, known_at: Instant | None) -> int | None:
+        """How many live rows a current search at ``valid_at`` must skip, or None when the
+        fast path would not be exact (a past time, another record time, history)."""
+        if known_at is not None or valid_at is None:
+            return None
+        if valid_at < self.max_recorded_at or valid_at < self.max_valid_to:
+            return None
+        pending = sum(1 for start in self.future.values() if start > valid_at)
+        return pending if pending <= FUTURE_LIMIT else None
+
+    def dump(self) -> str:
+        state = [self.namespace, self.max_recorded_at, self.max_valid_to, [*self.future.items()]]
+        return json.dumps(state)
+
+    @staticmethod
+    def load(text: str) -> Book:
+        namespace, recorded, ended, future = json.loads(text)
+        return Book(namespace, recorded, ended, {int(r): int(v) for r, v in future})
+
+
+def visibility_where(valid_at: Instant | None, known_at: Instant | None, *, live: bool) -> Any:
+    """Chroma's ``where`` for the records visible at (valid_at, known_at). Live rows end at
+    OPEN, above every instant a search takes, so their ends need no terms."""
+    terms: list[dict[str, Any]] = []
+    if known_at is not None:
+        terms.append({"recorded_at": {"$lte": known_at}})
+    if not live:
+        terms.append({"retired_at": {"$gt": known_at} if known_at is not None else {"$eq": OPEN}})
+    if valid_at is not None:
+        terms.append({"valid_from": {"$lte": valid_at}})
+        if not live:
+            terms.append({"valid_to": {"$gt": valid_at}})
+    return {"$and": terms} if len(terms) > 1 else (terms[0] if terms else None)
+
+
+def kth_visible(
+    answers: Sequence[Sequence[Hit]], k: int, valid_at: Instant | None, known_at: Instant | None
+) -> float:
+    """The distance of the k-th nearest visible hit among ``answers`` (inf if fewer)."""
+    distances = sorted(
+        d for hits in answers for d, meta in hits if from_metadata(meta).visible(valid_at, known_at)
+    )
+    return distances[k - 1] if len(distances) >= k else math.inf
+
+
+def settles(hits: Sequence[Hit], asked: int, count: int, kth: float) -> bool:
+    """Whether an unfiltered answer of ``asked`` rows from a collection of ``count`` misses no
+    row nearer than ``kth``: it holds them all, or it reaches beyond ``kth``."""
+    return asked >= count or (bool(hits) and hits[-1][0] >= kth)
+
+
+def best_matches(
+    found: Sequence[Hit], k: int, valid_at: Instant | None, known_at: Instant | None
+) -> list[IndexMatch]:
+    """The ``k`` nearest visible hits, each row once, as matches (score = 1 - distance).
+    Visibility is checked here too: Chroma's filter is not the contract, and the unfiltered
+    queries over-fetch."""
+    out: list[IndexMatch] = []
+    seen: set[int] = set()
+    for distance, meta in sorted(found, key=lambda hit: hit[0]):
+        row = from_metadata(meta)
+        if row.row_id in seen or not row.visible(valid_at, known_at):
+            continue
+        seen.add(row.row_id)
+        out.append(IndexMatch(row.row_id, row.fact_id, 1.0 - float(distance)))
+        if len(out) == k:
+            break
+    return out

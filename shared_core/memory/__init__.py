@@ -1,0 +1,18 @@
+"""TemporalMemory: the object users hold (ledger + vector index + embedder + extractor)."""
+
+from shared_core.memory.context import count_tokens_default, pack_context
+from shared_core.memory.core import TemporalMemory
+from shared_core.memory.expansion import expand_query
+from shared_core.memory.fusion import reciprocal_rank_fusion
+from shared_core.memory.hits import Added, Hit, ReconcileReport
+
+__all__ = [
+    "Added",
+    "Hit",
+    "ReconcileReport",
+    "TemporalMemory",
+    "count_tokens_default",
+    "expand_query",
+    "pack_context",
+    "reciprocal_rank_fusion",
+]

@@ -1,0 +1,461 @@
+"""TemporalMemory: the ledger, a vector index and an embedder behind one object.
+
+Writes go to the ledger first (the source of truth, where supersession happens), then the
+index mirrors the ledger's change feed. Reads ask the index for the k nearest facts visible at
+(valid_at, known_at), optionally union the recency buffer, and apply Phi_T.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Self
+
+from shared_core.clock import Clock, Instant, SystemClock, to_instant
+from shared_core.dominance import Candidate, ConflictDetector
+from shared_core.embedders.base import Embedder, check_vectors
+from shared_core.embedders.minilm import MiniLMEmbedder
+from shared_core.errors import IndexSyncError, InvalidInputError
+from shared_core.extractors.base import Extraction, Extractor
+from shared_core.extractors.metadata import MetadataExtractor
+from shared_core.facts import DEFAULT_NAMESPACE, Cardinality, Fact, ObjectValue, check_namespace
+from shared_core.index.base import Vector, VectorIndex
+from shared_core.index.chroma import ChromaIndex
+from shared_core.ledger.base import LedgerStore
+from shared_core.ledger.results import Explanation, WriteResult
+from shared_core.ledger.sqlite import Durability, SQLiteLedger
+from shared_core.memory.context import pack_context
+from shared_core.memory.hits import Added, Hit, ReconcileReport
+from shared_core.memory.reading import Query, Reader
+from shared_core.memory.sync import IndexSync
+from shared_core.recency import RecencyBuffer
+
+Item = str | Fact
+
+
+class TemporalMemory:
+    """Temporally valid memory for RAG and agents (see DESIGN.md for the semantics).
+
+    Use :meth:`open` for the embedded default (SQLite + Chroma + MiniLM in one folder), or
+    pass any ledger, index, embedder and extractor. Thread-safe; the ``a*`` methods run the
+    same work off the event loop.
+    """
+
+    def __init__(
+        self,
+        *,
+        ledger: LedgerStore,
+        index: VectorIndex,
+        embedder: Embedder,
+        extractor: Extractor | None = None,
+        clock: Clock | None = None,
+        expander: Callable[[str], str] | None = None,
+        recency_capacity: int = 8,
+        reconcile: bool = True,
+    ) -> None:
+        if extractor is None:
+            extractor = MetadataExtractor()
+        self.ledger = ledger
+        self.index = index
+        self.embedder = embedder
+        self.extractor = extractor
+        self.clock: Clock = clock if clock is not None else SystemClock()
+        self.extraction_problems = 0  # texts kept as prose because extraction output was bad
+        self._lock = threading.RLock()
+        self._sync = IndexSync(ledger, index, embedder)
+        self._buffer = RecencyBuffer(recency_capacity)
+        self._reader = Reader(ledger, index, self._buffer, expander)
+        index.bind(embedder=embedder.name, dimension=embedder.dimension)
+        if reconcile:
+            self.reconcile()
+
+    @classmethod
+    def open(
+        cls,
+        path: str | Path,
+        *,
+        embedder: Embedder | None = None,
+        extractor: Extractor | None = None,
+        clock: Clock | None = None,
+        expander: Callable[[str], str] | None = None,
+        durability: Durability = "full",
+    ) -> TemporalMemory:
+        """The embedded default in one folder: ``ledger.sqlite`` and a Chroma ``index/``,
+        embedded by the offline MiniLM unless another embedder is given."""
+        folder = Path(path)
+        if folder.exists() and not folder.is_dir():
+            raise InvalidInputError("path", f"{folder} is a file", "pass a folder (or a new path)")
+        folder.mkdir(parents=True, exist_ok=True)
+        ledger = SQLiteLedger(folder / "ledger.sqlite", clock=clock, durability=durability)
+        try:
+            index = ChromaIndex(folder / "index")
+        except BaseException:
+            ledger.close()
+            raise
+        return cls(
+            ledger=ledger,
+            index=index,
+            embedder=embedder if embedder is not None else MiniLMEmbedder(),
+            extractor=extractor,
+            clock=clock,
+            expander=expander,
+        )
+
+    # ------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        """Close the index and the ledger (idempotent)."""
+        with self._lock:
+            self.index.close()
+            self.ledger.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ writes
+    def add(
+        self,
+        text: str,
+        *,
+        subject: str | None = None,
+        relation: str | None = None,
+        object: ObjectValue | None = None,
+        valid_from: datetime | None = None,
+        valid_to: datetime | None = None,
+        namespace: str = DEFAULT_NAMESPACE,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Added:
+        """Remember one text. With subject, relation and object it is one keyed fact;
+        otherwise the extractor decides (keyed facts from its metadata or an LLM, or prose).
+        ``valid_from`` defaults to now (the ledger's record time)."""
+        if subject is None and relation is None and object is None:
+            return self.add_many(
+                [text], metadatas=[metadata or {}], namespace=namespace, valid_from=valid_from
+            )[0]
+        fact = Fact(
+            text=text,
+            subject=subject,
+            relation=relation,
+            object=object,
+            valid_from=valid_from,
+            valid_to=valid_to,
+            namespace=namespace,
+            metadata=metadata or {},
+        )
+        return self.add_many([fact])[0]
+
+    def add_many(
+        self,
+        items: Iterable[Item],
+        *,
+        metadatas: Sequence[Mapping[str, Any]] | None = None,
+        namespace: str = DEFAULT_NAMESPACE,
+        valid_from: datetime | None = None,
+    ) -> list[Added]:
+        """Remember several texts (run through the extractor) or ready Facts, in one ledger
+        transaction and with batched embedding: all of them are stored or, on bad input,
+        none. Returns one :class:`Added` per item, in order."""
+        items = list(items)
+        if metadatas is not None and len(metadatas) != len(items):
+            raise InvalidInputError(
+                "metadatas",
+                f"has {len(metadatas)} entries for {len(items)} items",
+                "pass one metadata mapping per item, or none",
+            )
+        plans = [
+            self._plan(i, item, metadatas[i] if metadatas else {}, namespace, valid_from)
+            for i, item in enumerate(items)
+        ]
+        facts = [fact for _, statements, _ in plans for fact in statements]
+        texts = list(dict.fromkeys(fact.text for fact in facts))
+        vectors = dict(zip(texts, self._sync.embed(texts), strict=True))
+        with self._lock:
+            results = self.ledger.write_many(facts)
+            self._index_writes(vectors, results)
+        return _added(plans, results)
+
+    def retract(
+        self,
+        subject: str,
+        relation: str,
+        object: ObjectValue | None = None,
+        *,
+        at: datetime | None = None,
+        namespace: str = DEFAULT_NAMESPACE,
+    ) -> WriteResult:
+        """End what is valid for the key at ``at`` (default now); see ``Ledger.retract``."""
+        return self._write(
+            lambda: self.ledger.retract(subject, relation, object, at=at, namespace=namespace)
+        )
+
+    def correct(self, fact_id: str, **changes: Any) -> WriteResult:
+        """Replace a wrong statement (it was never true) by a corrected copy."""
+        return self._write(lambda: self.ledger.correct(fact_id, **changes))
+
+    def retire(self, fact_id: str) -> WriteResult:
+        """Withdraw a statement: it was never true (history keeps it, marked)."""
+        return self._write(lambda: self.ledger.retire(fact_id))
+
+    def unretire(self, fact_id: str) -> WriteResult:
+        """Undo a retirement or a retraction."""
+        return self._write(lambda: self.ledger.unretire(fact_id))
+
+    def declare(self, relation: str, cardinality: Cardinality | str) -> None:
+        """Declare a relation ONE (a new object supersedes; the default) or MANY."""
+        self.ledger.declare(relation, cardinality)
+
+    # ------------------------------------------------------------------ reads
+    def search(
+        self,
+        query: str,
+        *,
+        k: int = 5,
+        namespace: str = DEFAULT_NAMESPACE,
+        valid_at: datetime | None = None,
+        known_at: datetime | None = None,
+        detector: ConflictDetector | None = None,
+        include_history: bool = False,
+        use_recency_buffer: bool = False,
+        expand: int = 0,
+    ) -> list[Hit]:
+        """The ``k`` facts nearest to ``query`` that are valid at ``valid_at`` as known at
+        ``known_at`` (both default to now: the current state).
+
+        ``include_history`` also returns versions no longer (or not yet) valid then, such as
+        superseded ones; records retired in record time (corrected, withdrawn) never come
+        back. ``use_recency_buffer`` adds the most recently written facts (up to the memory's
+        ``recency_capacity``, still visible at the query's times) to the candidates and to the
+        hits, beyond ``k``, as GC-Mem does;
+        ``detector`` applies Phi_T to the candidates (removed ones are in ``Hit.shadows``, so
+        fewer than ``k`` hits may return); ``expand=N`` asks the expander for N rewrites of
+        the query and fuses the results (reciprocal-rank fusion).
+        """
+        request = self._query(
+            query, k, namespace, valid_at, known_at, include_history, use_recency_buffer, expand
+        )
+        with self._lock:
+            self._catch_up()
+        return self._reader.search(request, self._query_vectors(request), detector)
+
+    def context(
+        self,
+        query: str,
+        *,
+        token_budget: int = 512,
+        k: int = 20,
+        count_tokens: Callable[[str], int] | None = None,
+        **search: Any,
+    ) -> str:
+        """The surviving facts' sentences as one block for a prompt, each line with its valid
+        time, most relevant first (newest-valid first within equal relevance), cut to
+        ``token_budget`` (see :mod:`shared_core.memory.context` for the token count).
+        ``search`` takes the keyword arguments of :meth:`search`."""
+        hits = self.search(query, k=k, **search)
+        return pack_context(hits, token_budget=token_budget, count_tokens=count_tokens)
+
+    def history(
+        self,
+        subject: str,
+        relation: str,
+        *,
+        namespace: str = DEFAULT_NAMESPACE,
+        known_at: datetime | None = None,
+    ) -> list[Fact]:
+        """Every version of one key in valid-time order (see ``Ledger.history``)."""
+        return self.ledger.history(subject, relation, namespace=namespace, known_at=known_at)
+
+    def as_of(
+        self,
+        *,
+        valid_at: datetime | None = None,
+        known_at: datetime | None = None,
+        namespace: str = DEFAULT_NAMESPACE,
+        subject: str | None = None,
+        relation: str | None = None,
+    ) -> list[Fact]:
+        """Every fact valid at ``valid_at`` as known at ``known_at`` (no query, no ranking)."""
+        return self.ledger.as_of(
+            valid_at=valid_at,
+            known_at=known_at,
+            namespace=namespace,
+            subject=subject,
+            relation=relation,
+        )
+
+    def explain(self, fact_id: str) -> Explanation:
+        """Every record of a fact id and why it is (not) current."""
+        return self.ledger.explain(fact_id)
+
+    # ------------------------------------------------------------------ consistency
+    def reconcile(self, *, full: bool = False) -> ReconcileReport:
+        """Bring the index up to date with the ledger (idempotent; cheap when it already is).
+
+        ``full=True`` re-applies every version row and removes index rows the ledger lacks
+        (after restoring one of them from a backup, say).
+        """
+        with self._lock:
+            return self._synced(self._sync.rebuild if full else self._sync.catch_up)
+
+    # ------------------------------------------------------------------ async twins
+    async def aadd(self, text: str, **options: Any) -> Added:
+        """:meth:`add` without blocking the event loop."""
+        return await asyncio.to_thread(lambda: self.add(text, **options))
+
+    async def aadd_many(self, items: Iterable[Item], **options: Any) -> list[Added]:
+        """:meth:`add_many` without blocking the event loop."""
+        items = list(items)
+        return await asyncio.to_thread(lambda: self.add_many(items, **options))
+
+    async def asearch(self, query: str, **options: Any) -> list[Hit]:
+        """:meth:`search` without blocking the event loop."""
+        return await asyncio.to_thread(lambda: self.search(query, **options))
+
+    # ------------------------------------------------------------------ internals
+    def _plan(
+        self,
+        index: int,
+        item: Item,
+        metadata: Mapping[str, Any],
+        namespace: str,
+        valid_from: datetime | None,
+    ) -> tuple[str, list[Fact], str | None]:
+        """(text, the statements to write for it, the extractor's problem) for one item.
+
+        A missing valid_from stays None: the ledger then uses the record time, and plain
+        prose repeated later is recognised as the same statement (reinforced, not stored twice).
+        """
+        if isinstance(item, Fact):
+            return item.text, [_with_valid_from(item, valid_from)], None
+        if not isinstance(item, str) or not item.strip():
+            raise InvalidInputError(
+                f"items[{index}]", "is empty or not a string", "pass text to remember, or a Fact"
+            )
+        try:
+            extraction = self.extractor.extract(item, dict(metadata))
+        except InvalidInputError as exc:
+            raise exc.at(f"items[{index}]") from exc.__cause__
+        return self._statements(item, extraction, metadata, namespace, valid_from)
+
+    def _statements(
+        self,
+        text: str,
+        extraction: Extraction,
+        metadata: Mapping[str, Any],
+        namespace: str,
+        valid_from: datetime | None,
+    ) -> tuple[str, list[Fact], str | None]:
+        if extraction.problem is not None:
+            self.extraction_problems += 1
+        if not extraction.facts:
+            prose = Fact(
+                text=text,
+                namespace=namespace,
+                valid_from=extraction.valid_from or valid_from,
+                valid_to=extraction.valid_to,
+                metadata=metadata if extraction.metadata is None else extraction.metadata,
+            )
+            return text, [prose], extraction.problem
+        facts = [
+            Fact(
+                text=found.text,
+                subject=found.subject,
+                relation=found.relation,
+                object=found.object,
+                valid_from=found.valid_from or valid_from,
+                valid_to=found.valid_to,
+                namespace=namespace,
+                metadata=found.metadata,
+            )
+            for found in extraction.facts
+        ]
+        return text, facts, extraction.problem
+
+    def _query(
+        self,
+        query: str,
+        k: int,
+        namespace: str,
+        valid_at: datetime | None,
+        known_at: datetime | None,
+        include_history: bool,
+        use_recency_buffer: bool,
+        expand: int,
+    ) -> Query:
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInputError("query", "is empty", "pass the text to search for")
+        for name, value in (("k", k), ("expand", expand)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < (name == "k"):
+                raise InvalidInputError(name, f"{value!r} is out of range", "pass an int >= 1")
+        if expand and self._reader.expander is None:
+            raise InvalidInputError(
+                "expand", "needs a query expander", "pass expander=... to TemporalMemory"
+            )
+        valid: Instant = to_instant(valid_at if valid_at else self.clock.now(), "valid_at")
+        known = to_instant(known_at, "known_at") if known_at is not None else None
+        return Query(
+            text=query,
+            k=k,
+            namespace=check_namespace(namespace),
+            valid_at=None if include_history else valid,
+            known_at=known,
+            buffer=use_recency_buffer,
+            expand=expand,
+        )
+
+    def _query_vectors(self, request: Query) -> list[tuple[str, Vector]]:
+        texts = self._reader.variants(request)
+        vectors = check_vectors(
+            [self.embedder.embed_query(text) for text in texts],
+            count=len(texts),
+            dimension=self.embedder.dimension,
+            source=f"embedder {self.embedder.name!r}",
+        )
+        return list(zip(texts, vectors, strict=True))
+
+    def _write(self, operation: Callable[[], WriteResult]) -> WriteResult:
+        with self._lock:
+            result = operation()
+            self._index_writes({}, [result])
+            return result
+
+    def _index_writes(self, vectors: Mapping[str, Vector], results: Sequence[WriteResult]) -> None:
+        for result in results:
+            if result.fact is not None:
+                self._buffer.add(Candidate.from_fact(result.fact))
+        self._catch_up(vectors)
+
+    def _catch_up(self, vectors: Mapping[str, Vector] | None = None) -> None:
+        self._synced(lambda: self._sync.catch_up(vectors))
+
+    def _synced(self, operation: Callable[[], ReconcileReport]) -> ReconcileReport:
+        """Run an index update; any failure becomes IndexSyncError (the ledger is intact)."""
+        try:
+            return operation()
+        except IndexSyncError:
+            raise
+        except Exception as exc:
+            raise IndexSyncError(
+                f"the ledger holds the write but the index could not take it ({exc}); "
+                "reconcile() brings the index up to date"
+            ) from exc
+
+
+def _with_valid_from(fact: Fact, when: datetime | None) -> Fact:
+    return fact if fact.valid_from is not None or when is None else replace(fact, valid_from=when)
+
+
+def _added(
+    plans: Sequence[tuple[str, list[Fact], str | None]], results: Sequence[WriteResult]
+) -> list[Added]:
+    out, position = [], 0
+    for text, statements, problem in plans:
+        writes = tuple(results[position : position + len(statements)])
+        position += len(statements)
+        out.append(Added(text=text, writes=writes, problem=problem))
+    return out

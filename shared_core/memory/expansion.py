@@ -1,0 +1,42 @@
+"""Multi-query expansion (GC-Mem): a text-in/text-out LLM rewrites a query into variants."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from shared_core.errors import ExtractorError
+
+EXPANSION_TEMPLATE = (
+    "Rewrite the search query between <<< and >>> into {n} different phrasings that ask for "
+    "the same information. Write one phrasing per line, with no numbering and nothing else.\n\n"
+    "Query: <<<{query}>>>"
+)
+MAX_ANSWER_CHARS = 20_000  # a runaway answer is cut, not parsed whole
+_BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s*")
+
+
+def expand_query(
+    llm: Callable[[str], str], query: str, n: int, *, template: str = EXPANSION_TEMPLATE
+) -> list[str]:
+    """Up to ``n`` distinct rewrites of ``query`` (the query itself is not among them).
+
+    Lines are stripped of bullets, numbering and quotes; empty lines and repeats are skipped.
+    A failing call raises :class:`~shared_core.errors.ExtractorError`.
+    """
+    try:
+        answer = llm(template.format(n=n, query=query))
+    except Exception as exc:
+        raise ExtractorError(f"the query expander failed: {exc}") from exc
+    if not isinstance(answer, str):
+        raise ExtractorError(f"the query expander returned {type(answer).__name__}, not text")
+    seen = {query.strip().casefold()}
+    variants: list[str] = []
+    for line in answer[:MAX_ANSWER_CHARS].splitlines():
+        text = _BULLET.sub("", line).strip().strip("\"'").strip()
+        if text and text.casefold() not in seen:
+            seen.add(text.casefold())
+            variants.append(text)
+        if len(variants) == n:
+            break
+    return variants

@@ -1,0 +1,171 @@
+"""The read path of DESIGN.md: (expansion) -> index top-k among visible facts -> union the
+recency buffer -> fuse and de-duplicate -> resolve in the ledger -> Phi_T -> hits."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from shared_core.clock import Instant, from_instant
+from shared_core.dominance import Candidate, ConflictDetector, Shadow, temporal_dominance
+from shared_core.index.base import Vector, VectorIndex
+from shared_core.ledger.base import LedgerStore
+from shared_core.ledger.results import StoredVersion
+from shared_core.memory.expansion import expand_query
+from shared_core.memory.fusion import reciprocal_rank_fusion
+from shared_core.memory.hits import Hit
+from shared_core.recency import RecencyBuffer
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """A validated search request; ``valid_at=None`` means any valid time (history)."""
+
+    text: str
+    k: int
+    namespace: str
+    valid_at: Instant | None
+    known_at: Instant | None  # None: as known now
+    buffer: bool = False
+    expand: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Ranked:
+    version: StoredVersion
+    score: float  # the best cosine similarity over the query variants
+    from_buffer: bool
+
+
+class Reader:
+    """Answers :class:`Query` objects from an index, resolved against the ledger."""
+
+    def __init__(
+        self,
+        ledger: LedgerStore,
+        index: VectorIndex,
+        buffer: RecencyBuffer,
+        expander: Callable[[str], str] | None,
+    ) -> None:
+        self._ledger = ledger
+        self._index = index
+        self._buffer = buffer
+        self.expander = expander
+
+    def variants(self, query: Query) -> list[str]:
+        """The query and, when asked, the expander's rewrites of it."""
+        if not query.expand or self.expander is None:
+            return [query.text]
+        return [query.text, *expand_query(self.expander, query.text, query.expand)]
+
+    def search(
+        self,
+        query: Query,
+        vectors: Sequence[tuple[str, Vector]],
+        detector: ConflictDetector | None,
+    ) -> list[Hit]:
+        """The hits for ``query``, given one vector per query variant."""
+        ranked = self._ranked(query, vectors)
+        hits = [Hit(r.version.fact, r.score, from_buffer=r.from_buffer) for r in ranked]
+        if detector is not None:
+            hits = _dominate(hits, detector, query.text)
+        return _top(hits, query.k)
+
+    def _ranked(self, query: Query, vectors: Sequence[tuple[str, Vector]]) -> list[_Ranked]:
+        buffered = self._buffered(query)
+        buffered_vectors = self._index.vectors([v.record.fact_id for v in buffered])
+        rankings: list[list[int]] = []
+        best: dict[int, float] = {}
+        retrieved: set[int] = set()
+        for _, vector in vectors:
+            matches = self._index.search(
+                vector,
+                k=query.k,
+                namespace=query.namespace,
+                valid_at=query.valid_at,
+                known_at=query.known_at,
+            )
+            scored = [(m.row_id, m.score) for m in matches]
+            retrieved.update(row_id for row_id, _ in scored)
+            for version in buffered:
+                stored = buffered_vectors.get(version.record.fact_id)
+                if stored is not None:
+                    scored.append((version.record.row_id, _cosine(vector, stored)))
+            scored.sort(key=lambda pair: -pair[1])
+            rankings.append([row_id for row_id, _ in scored])
+            for row_id, score in scored:
+                best[row_id] = max(score, best.get(row_id, -math.inf))
+        order = reciprocal_rank_fusion(rankings)
+        return self._resolve(query, order, best, retrieved)
+
+    def _resolve(
+        self, query: Query, order: list[int], best: dict[int, float], retrieved: set[int]
+    ) -> list[_Ranked]:
+        """Ledger versions of the ranked rows; rows the ledger does not show (an index that
+        lags behind) are dropped, and a fact id appears once."""
+        known = None if query.known_at is None else from_instant(query.known_at)
+        found = {v.record.row_id: v for v in self._ledger.versions(row_ids=order, known_at=known)}
+        out: list[_Ranked] = []
+        seen: set[str] = set()
+        for row_id in order:
+            version = found.get(row_id)
+            if version is None or not _visible(version, query) or version.fact.id in seen:
+                continue
+            seen.add(version.fact.id)
+            out.append(_Ranked(version, best[row_id], row_id not in retrieved))
+        return out
+
+    def _buffered(self, query: Query) -> list[StoredVersion]:
+        if not query.buffer:
+            return []
+        ids = [c.id for c in self._buffer.recent(namespace=query.namespace)]
+        if not ids:
+            return []
+        known = None if query.known_at is None else from_instant(query.known_at)
+        versions = self._ledger.versions(fact_ids=ids, known_at=known)
+        return [v for v in versions if _visible(v, query)]
+
+
+def _top(hits: list[Hit], k: int) -> list[Hit]:
+    """The first ``k`` retrieved hits, and every buffered one (the buffer is a union, as in
+    GC-Mem: it exists to bring in what retrieval missed)."""
+    out: list[Hit] = []
+    retrieved = 0
+    for hit in hits:
+        if hit.from_buffer:
+            out.append(hit)
+        elif retrieved < k:
+            out.append(hit)
+            retrieved += 1
+    return out
+
+
+def _visible(version: StoredVersion, query: Query) -> bool:
+    record = version.record
+    return record.namespace == query.namespace and record.visible(query.valid_at, query.known_at)
+
+
+def _dominate(hits: list[Hit], detector: ConflictDetector, query: str) -> list[Hit]:
+    """Phi_T over the hits; each removed candidate is attached to the hit its chain ends at."""
+    candidates = [Candidate.from_fact(hit.fact, score=hit.score) for hit in hits]
+    result = temporal_dominance(candidates, detector, query=query)
+    dominator = {shadow.candidate.id: shadow.dominated_by for shadow in result.shadows}
+    groups: dict[str, list[Shadow]] = {}
+    for shadow in result.shadows:
+        root = shadow.dominated_by
+        while root in dominator:  # strictly newer each step, so this ends
+            root = dominator[root]
+        groups.setdefault(root, []).append(shadow)
+    kept = {candidate.id for candidate in result.kept}
+    return [
+        replace(hit, shadows=tuple(groups.get(hit.fact.id, ())))
+        for hit in hits
+        if hit.fact.id in kept
+    ]
+
+
+def _cosine(a: Vector, b: Vector) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0

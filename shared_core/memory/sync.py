@@ -1,0 +1,96 @@
+"""Keeps a vector index a faithful mirror of the ledger (the source of truth).
+
+The index stores the ledger's change-feed cursor with the records it applied, so catching up
+is "read the changes since the index's cursor, apply them, store the new cursor": idempotent,
+cheap when nothing changed, and correct after any crash between a ledger write and an index
+write (the ledger committed, the index did not store the new cursor, so the changes come again).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from shared_core.embedders.base import Embedder, check_vectors
+from shared_core.index.base import Vector, VectorIndex
+from shared_core.ledger.base import LedgerStore
+from shared_core.ledger.results import ChangeCursor, VersionRecord
+from shared_core.memory.hits import ReconcileReport
+
+PAGE = 5_000
+"""Version rows per change-feed page (bounds memory when a large ledger is indexed anew)."""
+
+
+class IndexSync:
+    """Applies the ledger's change feed to an index, finding or computing each fact's vector."""
+
+    def __init__(
+        self, ledger: LedgerStore, index: VectorIndex, embedder: Embedder, *, batch: int = 64
+    ) -> None:
+        self._ledger = ledger
+        self._index = index
+        self._embedder = embedder
+        self._batch = batch
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """The embedder's vectors for ``texts``, checked for count, dimension and finiteness."""
+        vectors = self._embedder.embed_documents(list(texts))
+        return check_vectors(
+            vectors, count=len(texts), dimension=self._embedder.dimension, source=self._name
+        )
+
+    def catch_up(
+        self, fresh: Mapping[str, Vector] | None = None, *, start: ChangeCursor | None = None
+    ) -> ReconcileReport:
+        """Apply every change since ``start`` (default: the index's cursor).
+
+        ``fresh`` maps texts to vectors the caller just computed, so new statements are not
+        embedded twice; other vectors come from the index, and only then from the embedder.
+        """
+        cursor = self._index.cursor() if start is None else start
+        applied = embedded = 0
+        while True:
+            page = self._ledger.changes(cursor, limit=PAGE)
+            if _behind(page.cursor, cursor):  # the index mirrors another ledger: start over
+                return self.rebuild()
+            if page.records or page.cursor != cursor:
+                vectors, computed = self._vectors(page.records, fresh or {})
+                self._index.apply(page.records, vectors, page.cursor)
+                applied += len(page.records)
+                embedded += computed
+            cursor = page.cursor
+            if not page.more:
+                return ReconcileReport(applied=applied, embedded=embedded)
+
+    def rebuild(self) -> ReconcileReport:
+        """Re-apply every version row and drop index rows the ledger does not have."""
+        report = self.catch_up(start=ChangeCursor())
+        _, versions = self._ledger.export()
+        known = {row.row_id for row in versions}
+        orphans = sorted(self._index.row_ids() - known)
+        if orphans:
+            self._index.remove(orphans)
+        return ReconcileReport(report.applied, report.embedded, removed=len(orphans))
+
+    def _vectors(
+        self, records: Sequence[VersionRecord], fresh: Mapping[str, Vector]
+    ) -> tuple[dict[str, Vector], int]:
+        texts = {record.fact_id: record.text for record in records}
+        vectors: dict[str, Vector] = {
+            fact_id: fresh[text] for fact_id, text in texts.items() if text in fresh
+        }
+        missing = [fact_id for fact_id in texts if fact_id not in vectors]
+        if missing:
+            vectors.update(self._index.vectors(missing))
+        missing = [fact_id for fact_id in texts if fact_id not in vectors]
+        for start in range(0, len(missing), self._batch):
+            chunk = missing[start : start + self._batch]
+            vectors.update(zip(chunk, self.embed([texts[f] for f in chunk]), strict=True))
+        return vectors, len(missing)
+
+    @property
+    def _name(self) -> str:
+        return f"embedder {self._embedder.name!r}"
+
+
+def _behind(ledger: ChangeCursor, index: ChangeCursor) -> bool:
+    return ledger.after_row < index.after_row or ledger.retired_from < index.retired_from

@@ -1,0 +1,182 @@
+"""What only the Chroma index can get wrong: no model download, the fast path, Chroma's own
+errors and limits, its options. The behaviour every index shares is in tests/conformance."""
+
+from __future__ import annotations
+
+import socket
+import sys
+import uuid
+from collections.abc import Iterator
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shared_core.clock import OPEN
+from shared_core.errors import InvalidInputError, MissingDependencyError, VectorIndexError
+from shared_core.ledger.results import ChangeCursor
+from tests.conformance.index_suite import DIM, EMBEDDER, NOW, axis, current, mix, rec
+
+chromadb = pytest.importorskip("chromadb")
+
+from shared_core.index import chroma  # noqa: E402 - after the skip: it needs chromadb
+from shared_core.index.chroma import ChromaIndex  # noqa: E402
+from shared_core.index.chroma_layout import namespace_key  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client() -> Any:
+    return chromadb.EphemeralClient()
+
+
+@pytest.fixture
+def index(client: Any) -> Iterator[ChromaIndex]:
+    index = ChromaIndex(client=client, prefix=f"t{uuid.uuid4().hex[:12]}")
+    index.bind(embedder=EMBEDDER, dimension=DIM)
+    yield index
+    index.drop()
+
+
+def test_chroma_never_embeds_or_downloads(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from chromadb.api.types import DefaultEmbeddingFunction
+    from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_V2
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("Chroma tried to load or download its default embedding model")
+
+    monkeypatch.setattr(ONNXMiniLM_L6_V2, "__init__", refuse)
+    monkeypatch.setattr(ONNXMiniLM_L6_V2, "_download", refuse)
+    monkeypatch.setattr(DefaultEmbeddingFunction, "__call__", refuse)
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    for _ in range(2):  # create, then reopen (the stored configuration is read back)
+        with closing(ChromaIndex(tmp_path / "index", search_ef=40)) as index:
+            index.bind(embedder=EMBEDDER, dimension=DIM)
+            index.apply(
+                [rec(1), rec(2, valid_to=50)],
+                {"fact-1": axis(0), "fact-2": axis(1)},
+                ChangeCursor(2, 0),
+            )
+            assert current(index, axis(0), 2) == [1]
+            assert current(index, axis(1), 2, valid_at=10, known_at=0) == [2, 1]
+            assert set(index.vectors(["fact-1", "fact-2"])) == {"fact-1", "fact-2"}
+            for collection in index._collections(namespace_key("default")):
+                assert collection.configuration["embedding_function"].name() == chroma._EF_NAME
+                assert collection.configuration["hnsw"]["space"] == "cosine"
+                with pytest.raises(VectorIndexError, match="never embeds"):
+                    collection.query(query_texts=["some words"], n_results=1)
+
+
+@pytest.fixture
+def asked(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, object]]:
+    """Every query the index sends to Chroma: (collection role, n_results, where)."""
+    calls: list[tuple[str, int, object]] = []
+    query = chroma._query
+
+    def spy(collection: Any, vector: Any, n: int, where: Any) -> list[Any]:
+        calls.append((collection.name.rsplit("_", 1)[-1], n, where))
+        return query(collection, vector, n, where)
+
+    monkeypatch.setattr(chroma, "_query", spy)
+    return calls
+
+
+def test_a_current_search_is_an_unfiltered_query_of_live(
+    index: ChromaIndex, asked: list[tuple[str, int, object]]
+) -> None:
+    index.apply(
+        [
+            rec(1, recorded_at=5),
+            rec(2, valid_from=NOW + 10, recorded_at=5),
+            rec(3, valid_to=9, recorded_at=5),
+        ],
+        {"fact-1": axis(0), "fact-2": axis(0), "fact-3": mix(0, 1, 0.2)},
+        ChangeCursor(3, 5),
+    )
+    assert current(index, axis(0), 1) == [1]
+    assert asked == [("live", 2, None)]  # k + the one future-dated row, no where
+    asked.clear()
+    assert current(index, axis(0), 5, valid_at=NOW + 10) == [1, 2]
+    assert asked == [("live", 2, None)]  # nothing pending then; n clamped to live's count
+    asked.clear()
+    assert current(index, axis(0), 2, valid_at=7) == [1, 3]  # before hist's last end
+    assert asked == [("hist", 1, None), ("live", 2, None)]  # all rows fetched: no where needed
+
+
+def test_a_past_search_filters_only_where_over_fetching_proves_nothing(
+    index: ChromaIndex, asked: list[tuple[str, int, object]]
+) -> None:
+    stale = [rec(i, "stale", recorded_at=5, retired_at=6) for i in range(10, 40)]
+    ended = rec(3, "ended", valid_to=9, recorded_at=5)
+    index.apply(
+        [rec(1, recorded_at=5), ended, *stale],
+        {"fact-1": mix(0, 1, 0.5), "ended": mix(0, 1, 0.3), "stale": axis(0)},
+        ChangeCursor(40, 6),
+    )
+    assert current(index, axis(0), 1, valid_at=7) == [3]
+    assert [(role, n, where is None) for role, n, where in asked] == [
+        ("hist", chroma.OVERFETCH, True),  # only stale rows: they prove nothing
+        ("live", 1, True),  # all of live
+        ("hist", 1, False),  # so hist is asked again, filtered
+    ]
+    asked.clear()
+    assert current(index, axis(0), 1, valid_at=None, known_at=5)[0] in range(10, 40)
+    assert all(where is None for _, _, where in asked)  # the stale rows were believed at 5
+
+
+def test_search_ef_reaches_new_and_existing_collections(client: Any) -> None:
+    prefix = f"t{uuid.uuid4().hex[:12]}"
+    with closing(ChromaIndex(client=client, prefix=prefix, search_ef=33, max_neighbors=8)) as index:
+        index.bind(embedder=EMBEDDER, dimension=DIM)
+        index.apply([rec(1)], {"fact-1": axis(0)}, ChangeCursor(1, 0))
+        live, _ = index._collections(namespace_key("default"))
+        assert (
+            live.configuration_json["hnsw"]["ef_search"],
+            live.configuration_json["hnsw"]["max_neighbors"],
+        ) == (33, 8)
+        assert live.metadata == {"namespace": "default", "role": "live"}
+    index = ChromaIndex(client=client, prefix=prefix, search_ef=77)
+    live, hist = index._collections(namespace_key("default"))
+    assert [c.configuration_json["hnsw"]["ef_search"] for c in (live, hist)] == [77, 77]
+    assert current(index, axis(0), 1) == [1]
+    index.drop()
+
+
+def test_chroma_failures_become_vector_index_errors(index: ChromaIndex, client: Any) -> None:
+    index.apply([rec(1)], {"fact-1": axis(0)}, ChangeCursor(1, 0))
+    client.delete_collection(f"{index._prefix}_{namespace_key('default')}_live")
+    with pytest.raises(VectorIndexError, match="Chroma could not") as caught:
+        current(index, axis(0), 1, valid_at=None)
+    assert caught.value.__cause__ is not None
+
+
+def test_large_gets_are_paged(index: ChromaIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(chroma, "PAGE", 3)
+    records = [rec(i, f"fact-{i % 4}", retired_at=5 if i % 3 else OPEN) for i in range(1, 12)]
+    index.apply(records, {f"fact-{i}": mix(0, 1, i / 8) for i in range(4)}, ChangeCursor(11, 0))
+    assert index.row_ids() == set(range(1, 12))
+    assert set(index.vectors([f"fact-{i}" for i in range(5)])) == {f"fact-{i}" for i in range(4)}
+    index.remove(list(range(1, 8)))
+    assert index.row_ids() == set(range(8, 12))
+    assert index.count() == 4
+
+
+def test_options_are_checked(client: Any, tmp_path: Path) -> None:
+    with pytest.raises(InvalidInputError, match="path"):
+        ChromaIndex()
+    with pytest.raises(InvalidInputError, match="path"):
+        ChromaIndex(tmp_path, client=client)
+    for prefix in ("", "_x", "a..b", "x/y", "x-"):
+        with pytest.raises(InvalidInputError, match="prefix"):
+            ChromaIndex(client=client, prefix=prefix)
+    with pytest.raises(InvalidInputError, match="ef_search"):
+        ChromaIndex(client=client, search_ef=0)
+
+
+def test_without_chromadb_the_error_names_the_extra(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setitem(sys.modules, "chromadb", None)
+    with pytest.raises(MissingDependencyError, match=r"temporal-rag\[embedded\]"):
+        ChromaIndex(tmp_path / "index")
