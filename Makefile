@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml Makefile
 	# torch first, pinned: 2.13.0 is the CPU build on this machine's disk; any other version (or an
 	# unpinned torch pulled in by transformers) would download a multi-GB CUDA build.
 	$(BIN)/python -m pip install --quiet "torch==2.13.0"
-	$(BIN)/python -m pip install --quiet -e ".[nli,embedded]" --group dev
+	$(BIN)/python -m pip install --quiet -e ".[all]" --group dev
 	touch $(STAMP)
 
 demo: $(STAMP)  ## the main job for now: a changing timeline in an embedded ledger

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from shared_core.clock import Instant
+from shared_core.filters import Filter
 from shared_core.ledger.results import ChangeCursor, VersionRecord
 
 Vector = Sequence[float]
@@ -71,12 +72,15 @@ class VectorIndex(Protocol):
         namespace: str,
         valid_at: Instant | None,
         known_at: Instant | None,
+        where: Filter | None = None,
     ) -> list[IndexMatch]:
         """The ``k`` records nearest to ``vector`` among those visible, best first.
 
         Visible: in ``namespace``; believed at ``known_at`` (``recorded_at <= known_at <
         retired_at``; ``None``: believed now, i.e. not retired) and valid at ``valid_at``
-        (``valid_from <= valid_at < valid_to``; ``None``: at any time, i.e. history included).
+        (``valid_from <= valid_at < valid_to``; ``None``: at any time, i.e. history included);
+        and, if given, matching the metadata filter ``where`` (``shared_core.filters``) on the
+        record's attributes.
         """
         ...
 

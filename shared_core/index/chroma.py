@@ -32,11 +32,14 @@ from shared_core.errors import (
     TemporalRagError,
     VectorIndexError,
 )
+from shared_core.filters import Filter
 from shared_core.index.base import IndexMatch, Vector
 from shared_core.index.chroma_layout import (
     Book,
     Hit,
     best_matches,
+    both,
+    filter_where,
     is_live,
     kth_visible,
     namespace_key,
@@ -156,6 +159,7 @@ class ChromaIndex:
         namespace: str,
         valid_at: Instant | None,
         known_at: Instant | None,
+        where: Filter | None = None,
     ) -> list[IndexMatch]:
         k, namespace, valid_at, known_at = check_search(k, namespace, valid_at, known_at)
         key = namespace_key(namespace)
@@ -169,14 +173,15 @@ class ChromaIndex:
                 live, hist = self._collections(key)
                 counts = self._count(live), self._count(hist)
         pending = book.pending(valid_at, known_at)
+        condition = None if where is None else filter_where(where)
         with _translated("search"):
-            if pending is not None:  # the fast path: live only, unfiltered
-                found = _query(live, query, min(k + pending, counts[0]), None)
+            if pending is not None:  # the fast path: live only, no visibility terms
+                found = _query(live, query, min(k + pending, counts[0]), condition)
             else:
                 found = _search_past(
-                    (hist, live), (counts[1], counts[0]), query, k, valid_at, known_at
+                    (hist, live), (counts[1], counts[0]), query, k, (valid_at, known_at), where
                 )
-        return best_matches(found, k, valid_at, known_at)
+        return best_matches(found, k, valid_at, known_at, where)
 
     def row_ids(self) -> set[int]:
         with self._lock, _translated("list row ids"):
@@ -375,16 +380,17 @@ def _search_past(
     counts: tuple[int, int],
     query: Any,
     k: int,
-    valid_at: Instant | None,
-    known_at: Instant | None,
+    times: tuple[Instant | None, Instant | None],
+    condition: Filter | None,
 ) -> list[Hit]:
     """Hits for any search but a current one, from (hist, live). Each collection's nearest
     ``OVERFETCH * k`` rows, unfiltered, usually prove the answer (see ``settles``); a
     collection whose rows do not is asked again with a ``where`` that encodes visibility
     (exact, but tens to hundreds of milliseconds at 100k records)."""
+    valid_at, known_at = times
     asked = [min(OVERFETCH * k, count) for count in counts]
     answers = [_query(c, query, n, None) for c, n in zip(collections, asked, strict=True)]
-    kth = kth_visible(answers, k, valid_at, known_at)
+    kth = kth_visible(answers, k, valid_at, known_at, condition)
     found: list[Hit] = []
     for collection, count, n, hits, live in zip(
         collections, counts, asked, answers, (False, True), strict=True
@@ -393,6 +399,8 @@ def _search_past(
             found += hits
         else:
             where = visibility_where(valid_at, known_at, live=live)
+            if condition is not None:
+                where = both(where, filter_where(condition))
             found += _query(collection, query, min(k, count), where)
     return found
 

@@ -3,7 +3,9 @@ the fast path relies on, the ``where`` clauses, and how raw results become match
 
 No Chroma here. Each namespace has a ``live`` collection (records believed and open-ended) and
 a ``hist`` collection (every other record). Record metadata holds the row id, fact id,
-namespace and the four instants as ints, an open end as OPEN (never a missing key).
+namespace and the four instants as ints, an open end as OPEN (never a missing key), and the
+record's filterable attributes under ``m.<name>`` (numbers as floats, so that ``1 == 1.0`` as in
+:mod:`shared_core.filters`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shared_core.clock import OPEN, Instant
+from shared_core.filters import AllOf, AnyOf, Condition, Filter, Op, Scalar, matches
 from shared_core.index.base import IndexMatch
 from shared_core.ledger.results import VersionRecord
 
@@ -37,8 +40,12 @@ def namespace_key(namespace: str) -> str:
     return hashlib.sha256(namespace.encode()).hexdigest()[:16]
 
 
+ATTRIBUTE = "m."
+"""The prefix of attribute keys in Chroma metadata (system keys never start with it)."""
+
+
 def to_metadata(record: VersionRecord) -> dict[str, Any]:
-    return {
+    meta: dict[str, Any] = {
         "row_id": record.row_id,
         "fact_id": record.fact_id,
         "namespace": record.namespace,
@@ -47,6 +54,44 @@ def to_metadata(record: VersionRecord) -> dict[str, Any]:
         "recorded_at": record.recorded_at,
         "retired_at": record.retired_at,
     }
+    meta.update((ATTRIBUTE + name, _stored(v)) for name, v in record.attributes.items())
+    return meta
+
+
+def _stored(value: Scalar) -> Scalar:
+    return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def filter_where(condition: Filter) -> dict[str, Any]:
+    """Chroma's ``where`` for a metadata filter (same semantics, see shared_core.filters)."""
+    if isinstance(condition, AllOf | AnyOf):
+        parts = [filter_where(f) for f in condition.filters]
+        if len(parts) == 1:
+            return parts[0]
+        return {"$and" if isinstance(condition, AllOf) else "$or": parts}
+    assert isinstance(condition, Condition)
+    value: Any = condition.value
+    value = [_stored(v) for v in value] if isinstance(value, tuple) else _stored(value)
+    return {ATTRIBUTE + condition.field: {_CHROMA_OPS[condition.op]: value}}
+
+
+_CHROMA_OPS = {
+    Op.EQ: "$eq",
+    Op.NE: "$ne",
+    Op.GT: "$gt",
+    Op.GTE: "$gte",
+    Op.LT: "$lt",
+    Op.LTE: "$lte",
+    Op.IN: "$in",
+    Op.NIN: "$nin",
+}
+
+
+def both(first: Any, second: Any) -> Any:
+    """Two ``where`` clauses (either may be None) that must both hold."""
+    if first is None or second is None:
+        return first if second is None else second
+    return {"$and": [first, second]}
 
 
 def from_metadata(meta: Mapping[str, Any]) -> VersionRecord:
@@ -60,6 +105,7 @@ def from_metadata(meta: Mapping[str, Any]) -> VersionRecord:
         int(meta["valid_to"]),
         int(meta["recorded_at"]),
         int(meta["retired_at"]),
+        {k[len(ATTRIBUTE) :]: v for k, v in meta.items() if k.startswith(ATTRIBUTE)},
     )
 
 
@@ -129,11 +175,18 @@ def visibility_where(valid_at: Instant | None, known_at: Instant | None, *, live
 
 
 def kth_visible(
-    answers: Sequence[Sequence[Hit]], k: int, valid_at: Instant | None, known_at: Instant | None
+    answers: Sequence[Sequence[Hit]],
+    k: int,
+    valid_at: Instant | None,
+    known_at: Instant | None,
+    condition: Filter | None = None,
 ) -> float:
-    """The distance of the k-th nearest visible hit among ``answers`` (inf if fewer)."""
+    """The distance of the k-th nearest visible, matching hit among ``answers`` (inf if fewer)."""
     distances = sorted(
-        d for hits in answers for d, meta in hits if from_metadata(meta).visible(valid_at, known_at)
+        d
+        for hits in answers
+        for d, meta in hits
+        if _wanted(from_metadata(meta), valid_at, known_at, condition)
     )
     return distances[k - 1] if len(distances) >= k else math.inf
 
@@ -145,7 +198,11 @@ def settles(hits: Sequence[Hit], asked: int, count: int, kth: float) -> bool:
 
 
 def best_matches(
-    found: Sequence[Hit], k: int, valid_at: Instant | None, known_at: Instant | None
+    found: Sequence[Hit],
+    k: int,
+    valid_at: Instant | None,
+    known_at: Instant | None,
+    condition: Filter | None = None,
 ) -> list[IndexMatch]:
     """The ``k`` nearest visible hits, each row once, as matches (score = 1 - distance).
     Visibility is checked here too: Chroma's filter is not the contract, and the unfiltered
@@ -154,10 +211,16 @@ def best_matches(
     seen: set[int] = set()
     for distance, meta in sorted(found, key=lambda hit: hit[0]):
         row = from_metadata(meta)
-        if row.row_id in seen or not row.visible(valid_at, known_at):
+        if row.row_id in seen or not _wanted(row, valid_at, known_at, condition):
             continue
         seen.add(row.row_id)
         out.append(IndexMatch(row.row_id, row.fact_id, 1.0 - float(distance)))
         if len(out) == k:
             break
     return out
+
+
+def _wanted(
+    row: VersionRecord, valid_at: Instant | None, known_at: Instant | None, condition: Filter | None
+) -> bool:
+    return row.visible(valid_at, known_at) and matches(condition, row.attributes)

@@ -17,6 +17,7 @@ from shared_core.errors import (
     InvalidOperationError,
     VectorIndexError,
 )
+from shared_core.filters import Filter, matches
 from shared_core.index.base import IndexMatch, Vector
 from shared_core.ledger.results import ChangeCursor, VersionRecord
 
@@ -179,6 +180,7 @@ class NumpyIndex:
         namespace: str,
         valid_at: Instant | None,
         known_at: Instant | None,
+        where: Filter | None = None,
     ) -> list[IndexMatch]:
         import numpy as np
 
@@ -191,7 +193,9 @@ class NumpyIndex:
             rows = [
                 r
                 for r in self._records.values()
-                if r.namespace == namespace and r.visible(valid_at, known_at)
+                if r.namespace == namespace
+                and r.visible(valid_at, known_at)
+                and matches(where, r.attributes)
             ]
             if not rows:
                 return []

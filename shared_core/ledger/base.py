@@ -10,10 +10,11 @@ assigns record time, runs the rules inside one transaction and applies their pla
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
+from types import MappingProxyType
 from typing import Any, Protocol, Self, runtime_checkable
 
 from shared_core.clock import OPEN, Clock, Instant, SystemClock, from_instant, to_instant
@@ -38,6 +39,7 @@ from shared_core.facts import (
     key_subject,
     metadata_from_json,
 )
+from shared_core.filters import attributes_of
 from shared_core.ledger.backend import Backend, FactRow, VersionQuery
 from shared_core.ledger.records import KIND_RETRACTION, StatementRow, VersionRow, to_fact
 from shared_core.ledger.results import (
@@ -501,7 +503,14 @@ def _record(row: FactRow) -> VersionRecord:
         valid_to=version.valid_to,
         recorded_at=version.recorded_at,
         retired_at=version.retired_at,
+        attributes=MappingProxyType(
+            attributes_of(head.subject, head.relation, head.object, _metadata(head.metadata))
+        ),
     )
+
+
+def _metadata(text: str) -> Mapping[str, Any]:
+    return metadata_from_json(text) if text not in ("", "{}") else {}
 
 
 def _unretired(version: VersionRow) -> VersionRow:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from shared_core.clock import OPEN, Instant
 from shared_core.facts import Decision, Fact, FactStatus, Reason
+from shared_core.filters import Scalar
 from shared_core.ledger.records import StoredStatement
 
 
@@ -127,6 +130,9 @@ class VersionRecord:
     valid_to: Instant
     recorded_at: Instant
     retired_at: Instant
+    attributes: Mapping[str, Scalar] = field(
+        default_factory=lambda: MappingProxyType({}), hash=False
+    )  # what metadata filters test (see shared_core.filters)
 
     @property
     def believed(self) -> bool:

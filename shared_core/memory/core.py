@@ -23,6 +23,7 @@ from shared_core.errors import IndexSyncError, InvalidInputError
 from shared_core.extractors.base import Extraction, Extractor
 from shared_core.extractors.metadata import MetadataExtractor
 from shared_core.facts import DEFAULT_NAMESPACE, Cardinality, Fact, ObjectValue, check_namespace
+from shared_core.filters import Filter, as_filter
 from shared_core.index.base import Vector, VectorIndex
 from shared_core.index.chroma import ChromaIndex
 from shared_core.ledger.base import LedgerStore
@@ -223,6 +224,7 @@ class TemporalMemory:
         include_history: bool = False,
         use_recency_buffer: bool = False,
         expand: int = 0,
+        where: Filter | Mapping[str, Any] | None = None,
     ) -> list[Hit]:
         """The ``k`` facts nearest to ``query`` that are valid at ``valid_at`` as known at
         ``known_at`` (both default to now: the current state).
@@ -234,11 +236,14 @@ class TemporalMemory:
         hits, beyond ``k``, as GC-Mem does;
         ``detector`` applies Phi_T to the candidates (removed ones are in ``Hit.shadows``, so
         fewer than ``k`` hits may return); ``expand=N`` asks the expander for N rewrites of
-        the query and fuses the results (reciprocal-rank fusion).
+        the query and fuses the results (reciprocal-rank fusion). ``where`` keeps only facts
+        whose metadata (and subject / relation / object) match a filter built with
+        ``shared_core.filters`` (or a dict of field -> value, all equal), inside the index.
         """
         request = self._query(
             query, k, namespace, valid_at, known_at, include_history, use_recency_buffer, expand
         )
+        request = replace(request, where=as_filter(where))
         with self._lock:
             self._catch_up()
         return self._reader.search(request, self._query_vectors(request), detector)

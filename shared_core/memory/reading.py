@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 
 from shared_core.clock import Instant, from_instant
 from shared_core.dominance import Candidate, ConflictDetector, Shadow, temporal_dominance
+from shared_core.filters import Filter, matches
 from shared_core.index.base import Vector, VectorIndex
 from shared_core.ledger.base import LedgerStore
 from shared_core.ledger.results import StoredVersion
@@ -29,6 +30,7 @@ class Query:
     known_at: Instant | None  # None: as known now
     buffer: bool = False
     expand: int = 0
+    where: Filter | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +87,7 @@ class Reader:
                 namespace=query.namespace,
                 valid_at=query.valid_at,
                 known_at=query.known_at,
+                where=query.where,
             )
             scored = [(m.row_id, m.score) for m in matches]
             retrieved.update(row_id for row_id, _ in scored)
@@ -143,7 +146,11 @@ def _top(hits: list[Hit], k: int) -> list[Hit]:
 
 def _visible(version: StoredVersion, query: Query) -> bool:
     record = version.record
-    return record.namespace == query.namespace and record.visible(query.valid_at, query.known_at)
+    return (
+        record.namespace == query.namespace
+        and record.visible(query.valid_at, query.known_at)
+        and matches(query.where, record.attributes)
+    )
 
 
 def _dominate(hits: list[Hit], detector: ConflictDetector, query: str) -> list[Hit]:

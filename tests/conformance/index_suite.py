@@ -19,6 +19,7 @@ from shared_core.errors import (
     InvalidOperationError,
     VectorIndexError,
 )
+from shared_core.filters import Filter, all_of, any_of, matches, where
 from shared_core.index import IndexMatch, VectorIndex
 from shared_core.ledger.results import ChangeCursor, VersionRecord
 
@@ -107,6 +108,7 @@ def histories(draw: st.DrawFn) -> tuple[list[list[VersionRecord]], dict[str, lis
             valid_to=OPEN if length is None else valid_from + length,
             recorded_at=recorded_at,
         )
+        record = replace(record, attributes=draw(attribute_sets))
         batches[-1].append(record)
         if draw(st.integers(0, 3)) == 0:  # retired later, in record time
             retired = replace(record, retired_at=recorded_at + draw(st.integers(1, 6)))
@@ -118,12 +120,33 @@ def histories(draw: st.DrawFn) -> tuple[list[list[VersionRecord]], dict[str, lis
     return batches, vectors
 
 
+ATTRIBUTE_VALUES = st.one_of(
+    st.sampled_from(["red", "blue", "1"]), st.integers(-2, 2), st.sampled_from([0.5, 1.0, True])
+)
+attribute_sets = st.dictionaries(st.sampled_from(["colour", "n"]), ATTRIBUTE_VALUES, max_size=2)
+conditions = st.one_of(
+    st.builds(where, st.sampled_from(["colour", "n"]), st.sampled_from(["==", "!="]),
+              ATTRIBUTE_VALUES),
+    st.builds(where, st.just("n"), st.sampled_from([">", ">=", "<", "<="]),
+              st.one_of(st.integers(-2, 2), st.just(0.5))),
+    st.builds(where, st.sampled_from(["colour", "n"]), st.sampled_from(["in", "nin"]),
+              st.one_of(st.lists(st.sampled_from(["red", "1"]), min_size=1, max_size=2),
+                        st.lists(st.integers(-2, 2), min_size=1, max_size=2))),
+)  # fmt: skip
+filters = st.one_of(
+    st.none(),
+    conditions,
+    st.lists(conditions, min_size=1, max_size=3).map(lambda c: all_of(*c)),
+    st.lists(conditions, min_size=1, max_size=3).map(lambda c: any_of(*c)),
+)
+
 queries = st.tuples(
     st.lists(st.integers(-2, 2), min_size=DIM, max_size=DIM).filter(any),
     st.integers(1, 6),
     st.sampled_from(["default", "other"]),
     st.one_of(st.none(), st.integers(-1, 26), st.integers(11, 20)),  # often the fast path
     st.one_of(st.none(), st.none(), st.integers(-1, 18)),
+    filters,
 )
 
 
@@ -156,7 +179,7 @@ class IndexConformance:
         @given(history=histories(), asked=st.lists(queries, min_size=1, max_size=6))
         def compare(
             history: tuple[list[list[VersionRecord]], dict[str, list[float]]],
-            asked: list[tuple[list[int], int, str, int | None, int | None]],
+            asked: list[tuple[list[int], int, str, int | None, int | None, Filter | None]],
         ) -> None:
             batches, vectors = history
             latest: dict[int, VersionRecord] = {}
@@ -167,15 +190,22 @@ class IndexConformance:
                     latest.update((r.row_id, r) for r in batch)
                 assert index.count() == len(latest)
                 assert index.row_ids() == set(latest)
-                for raw, k, namespace, valid_at, known_at in asked:
+                for raw, k, namespace, valid_at, known_at, condition in asked:
                     query = [float(x) for x in raw]
                     found = index.search(
-                        query, k=k, namespace=namespace, valid_at=valid_at, known_at=known_at
+                        query,
+                        k=k,
+                        namespace=namespace,
+                        valid_at=valid_at,
+                        known_at=known_at,
+                        where=condition,
                     )
                     visible = [
                         r
                         for r in latest.values()
-                        if r.namespace == namespace and r.visible(valid_at, known_at)
+                        if r.namespace == namespace
+                        and r.visible(valid_at, known_at)
+                        and matches(condition, r.attributes)
                     ]
                     check_top_k(found, visible, vectors, query, k)
 

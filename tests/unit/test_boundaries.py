@@ -29,6 +29,7 @@ PURE = [
     "detectors/prefilters.py",
     "detectors/llm_answers.py",
     "embedders/base.py",
+    "filters.py",
     "extractors/base.py",
     "index/base.py",
 ]

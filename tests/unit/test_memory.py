@@ -19,6 +19,7 @@ from shared_core.errors import (
 )
 from shared_core.extractors.base import ExtractedFact, Extraction
 from shared_core.facts import Cardinality, Decision
+from shared_core.filters import where
 from shared_core.index.memory import NumpyIndex
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import Hit, TemporalMemory
@@ -398,3 +399,18 @@ def test_prose_takes_its_times_from_metadata(memory: TemporalMemory) -> None:
     assert hit.fact.valid_from == d(2023, 4)
     assert dict(hit.fact.metadata) == {"source": "slack"}
     assert memory.search("office moved", valid_at=d(2023, 3)) == []
+
+
+def test_search_filters_on_metadata_and_key_fields(memory: TemporalMemory) -> None:
+    memory.add("Maria likes tea", metadata={"source": "chat", "year": 2024})
+    memory.add("Maria likes coffee", metadata={"source": "email", "year": 2022})
+    memory.add("Maria lives in Porto", subject="Maria", relation="lives in", object="Porto")
+    assert [h.fact.text for h in memory.search("Maria likes", where={"source": "chat"})] == [
+        "Maria likes tea"
+    ]
+    old = memory.search("Maria likes", k=5, where=where("year", "<", 2023))
+    assert [h.fact.text for h in old] == ["Maria likes coffee"]
+    keyed = memory.search("Maria", k=5, where=where("object", "==", "Porto"))
+    assert [h.fact.text for h in keyed] == ["Maria lives in Porto"]
+    buffered = memory.search("x", k=1, where={"source": "email"}, use_recency_buffer=True)
+    assert {h.fact.text for h in buffered} == {"Maria likes coffee"}

@@ -1,0 +1,1 @@
+"""LlamaIndex adapter for temporal-rag (filled in by issue 6)."""
