@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Self
 
-from shared_core.clock import Clock, Instant, SystemClock, to_instant
+from shared_core.clock import OPEN, Clock, Instant, SystemClock, to_instant
 from shared_core.dominance import Candidate, ConflictDetector
 from shared_core.embedders.base import Embedder, check_vectors
 from shared_core.embedders.minilm import MiniLMEmbedder
@@ -23,7 +23,7 @@ from shared_core.errors import IndexSyncError, InvalidInputError
 from shared_core.extractors.base import Extraction, Extractor
 from shared_core.extractors.metadata import MetadataExtractor
 from shared_core.facts import DEFAULT_NAMESPACE, Cardinality, Fact, ObjectValue, check_namespace
-from shared_core.filters import Filter, as_filter
+from shared_core.filters import Filter, as_filter, attributes_of, matches
 from shared_core.index.base import Vector, VectorIndex
 from shared_core.index.chroma import ChromaIndex
 from shared_core.ledger.base import LedgerStore
@@ -293,6 +293,38 @@ class TemporalMemory:
             relation=relation,
         )
 
+    def select(
+        self,
+        where: Filter | Mapping[str, Any] | None = None,
+        *,
+        namespace: str = DEFAULT_NAMESPACE,
+        valid_at: datetime | None = None,
+        known_at: datetime | None = None,
+        include_history: bool = False,
+    ) -> list[Fact]:
+        """Every fact matching a metadata filter (no query, no ranking), valid at ``valid_at``
+        as known at ``known_at`` (default now); ``include_history``: at any valid time.
+
+        It reads the ledger, so it costs time linear in the namespace's facts (all the facts
+        ever stored, with ``include_history``): meant for deletes and audits, not per query.
+        """
+        condition = as_filter(where)
+        if include_history:
+            known = None if known_at is None else to_instant(known_at, "known_at")
+            _, versions = self.ledger.export()
+            rows = [
+                v.row_id
+                for v in versions
+                if v.namespace == namespace
+                and (
+                    v.retired_at == OPEN if known is None else v.recorded_at <= known < v.retired_at
+                )
+            ]
+            found = self.ledger.versions(row_ids=rows, known_at=known_at)
+            return [v.fact for v in found if matches(condition, v.record.attributes)]
+        facts = self.as_of(valid_at=valid_at, known_at=known_at, namespace=namespace)
+        return [f for f in facts if matches(condition, _attributes(f))]
+
     def explain(self, fact_id: str) -> Explanation:
         """Every record of a fact id and why it is (not) current."""
         return self.ledger.explain(fact_id)
@@ -449,6 +481,10 @@ class TemporalMemory:
                 f"the ledger holds the write but the index could not take it ({exc}); "
                 "reconcile() brings the index up to date"
             ) from exc
+
+
+def _attributes(fact: Fact) -> dict[str, Any]:
+    return attributes_of(fact.subject, fact.relation, fact.object, fact.metadata)
 
 
 def _with_valid_from(fact: Fact, when: datetime | None) -> Fact:

@@ -414,3 +414,18 @@ def test_search_filters_on_metadata_and_key_fields(memory: TemporalMemory) -> No
     assert [h.fact.text for h in keyed] == ["Maria lives in Porto"]
     buffered = memory.search("x", k=1, where={"source": "email"}, use_recency_buffer=True)
     assert {h.fact.text for h in buffered} == {"Maria likes coffee"}
+
+
+def test_select_lists_facts_by_metadata_now_and_in_history(
+    memory: TemporalMemory, clock: ManualClock
+) -> None:
+    memory.add("Maria lives in Berlin", subject="Maria", relation="lives in", object="Berlin",
+               valid_from=d(2020), metadata={"doc": "a"})  # fmt: skip
+    clock.advance(timedelta(days=1))
+    memory.add("Maria lives in Porto", subject="Maria", relation="lives in", object="Porto",
+               valid_from=d(2023), metadata={"doc": "b"})  # fmt: skip
+    memory.add("Maria likes tea", metadata={"doc": "a"})
+    assert {f.text for f in memory.select({"doc": "a"})} == {"Maria likes tea"}
+    history = memory.select({"doc": "a"}, include_history=True)
+    assert {f.text for f in history} == {"Maria likes tea", "Maria lives in Berlin"}
+    assert memory.select({"doc": "a"}, namespace="other") == []
