@@ -36,16 +36,13 @@ from shared_core.filters import Filter
 from shared_core.index.base import IndexMatch, Vector
 from shared_core.index.chroma_layout import (
     Book,
-    Hit,
     best_matches,
-    both,
     filter_where,
     is_live,
-    kth_visible,
     namespace_key,
-    settles,
+    query_nearest,
+    search_past,
     to_metadata,
-    visibility_where,
 )
 from shared_core.index.memory import (
     as_vector,
@@ -60,7 +57,6 @@ from shared_core.ledger.results import ChangeCursor, VersionRecord
 
 PAGE = 5_000
 """Rows per Chroma ``get`` (large gets with metadata fail) and fact ids per ``$in``."""
-OVERFETCH = 5
 """A search other than a current one first asks each collection for this many times k rows."""
 _PREFIX = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9._-]{0,400}[a-zA-Z0-9])?")
 _EF_NAME = "temporal_rag_precomputed"
@@ -176,9 +172,9 @@ class ChromaIndex:
         condition = None if where is None else filter_where(where)
         with _translated("search"):
             if pending is not None:  # the fast path: live only, no visibility terms
-                found = _query(live, query, min(k + pending, counts[0]), condition)
+                found = query_nearest(live, query, min(k + pending, counts[0]), condition)
             else:
-                found = _search_past(
+                found = search_past(
                     (hist, live), (counts[1], counts[0]), query, k, (valid_at, known_at), where
                 )
         return best_matches(found, k, valid_at, known_at, where)
@@ -375,46 +371,6 @@ class ChromaIndex:
 
 
 # ---------------------------------------------------------------------- helpers
-def _search_past(
-    collections: tuple[Any, Any],
-    counts: tuple[int, int],
-    query: Any,
-    k: int,
-    times: tuple[Instant | None, Instant | None],
-    condition: Filter | None,
-) -> list[Hit]:
-    """Hits for any search but a current one, from (hist, live). Each collection's nearest
-    ``OVERFETCH * k`` rows, unfiltered, usually prove the answer (see ``settles``); a
-    collection whose rows do not is asked again with a ``where`` that encodes visibility
-    (exact, but tens to hundreds of milliseconds at 100k records)."""
-    valid_at, known_at = times
-    asked = [min(OVERFETCH * k, count) for count in counts]
-    answers = [_query(c, query, n, None) for c, n in zip(collections, asked, strict=True)]
-    kth = kth_visible(answers, k, valid_at, known_at, condition)
-    found: list[Hit] = []
-    for collection, count, n, hits, live in zip(
-        collections, counts, asked, answers, (False, True), strict=True
-    ):
-        if settles(hits, n, count, kth):
-            found += hits
-        else:
-            where = visibility_where(valid_at, known_at, live=live)
-            if condition is not None:
-                where = both(where, filter_where(condition))
-            found += _query(collection, query, min(k, count), where)
-    return found
-
-
-def _query(collection: Any, query: Any, n: int, where: Any) -> list[Hit]:
-    """(distance, metadata) of the ``n`` nearest records matching ``where``, nearest first."""
-    if n < 1:
-        return []
-    found = collection.query(
-        query_embeddings=query, n_results=n, where=where, include=["metadatas", "distances"]
-    )
-    return list(zip(found["distances"][0], found["metadatas"][0], strict=True))
-
-
 def _all_ids(collection: Any) -> Iterator[str]:
     offset = 0
     while True:

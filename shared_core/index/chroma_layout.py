@@ -1,8 +1,8 @@
 """The pure half of :mod:`shared_core.index.chroma`: which collection a record lives in, what
 the fast path relies on, the ``where`` clauses, and how raw results become matches.
 
-No Chroma here. Each namespace has a ``live`` collection (records believed and open-ended) and
-a ``hist`` collection (every other record). Record metadata holds the row id, fact id,
+No chromadb import here (collections arrive as objects). Each namespace has a ``live``
+collection (records believed and open-ended) and a ``hist`` collection (every other record). Record metadata holds the row id, fact id,
 namespace and the four instants as ints, an open end as OPEN (never a missing key), and the
 record's filterable attributes under ``m.<name>`` (numbers as floats, so that ``1 == 1.0`` as in
 :mod:`shared_core.filters`).
@@ -23,6 +23,8 @@ from shared_core.index.base import IndexMatch
 from shared_core.ledger.results import VersionRecord
 
 EARLIEST = -(2**63)
+OVERFETCH = 5
+"""An as-of search first asks each collection for this many times k rows, unfiltered."""
 FUTURE_LIMIT = 1_000
 """Beyond this many pending future-dated rows, a current search takes the filtered path."""
 
@@ -224,3 +226,44 @@ def _wanted(
     row: VersionRecord, valid_at: Instant | None, known_at: Instant | None, condition: Filter | None
 ) -> bool:
     return row.visible(valid_at, known_at) and matches(condition, row.attributes)
+
+
+# ---------------------------------------------------------------------- querying
+def search_past(
+    collections: tuple[Any, Any],
+    counts: tuple[int, int],
+    query: Any,
+    k: int,
+    times: tuple[Instant | None, Instant | None],
+    condition: Filter | None,
+) -> list[Hit]:
+    """Hits for any search but a current one, from (hist, live). Each collection's nearest
+    ``OVERFETCH * k`` rows, unfiltered, usually prove the answer (see ``settles``); a
+    collection whose rows do not is asked again with a ``where`` that encodes visibility
+    (exact, but tens to hundreds of milliseconds at 100k records)."""
+    valid_at, known_at = times
+    asked = [min(OVERFETCH * k, count) for count in counts]
+    answers = [query_nearest(c, query, n, None) for c, n in zip(collections, asked, strict=True)]
+    kth = kth_visible(answers, k, valid_at, known_at, condition)
+    found: list[Hit] = []
+    for collection, count, n, hits, live in zip(
+        collections, counts, asked, answers, (False, True), strict=True
+    ):
+        if settles(hits, n, count, kth):
+            found += hits
+        else:
+            where = visibility_where(valid_at, known_at, live=live)
+            if condition is not None:
+                where = both(where, filter_where(condition))
+            found += query_nearest(collection, query, min(k, count), where)
+    return found
+
+
+def query_nearest(collection: Any, query: Any, n: int, where: Any) -> list[Hit]:
+    """(distance, metadata) of the ``n`` nearest records matching ``where``, nearest first."""
+    if n < 1:
+        return []
+    found = collection.query(
+        query_embeddings=query, n_results=n, where=where, include=["metadatas", "distances"]
+    )
+    return list(zip(found["distances"][0], found["metadatas"][0], strict=True))

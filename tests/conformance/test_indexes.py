@@ -49,10 +49,10 @@ class TestChromaIndex(IndexConformance):
 
     @pytest.fixture(autouse=True)
     def _client(self, chroma_client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-        from shared_core.index import chroma
+        from shared_core.index import chroma_layout
 
         self.client = chroma_client
-        monkeypatch.setattr(chroma, "OVERFETCH", 1)  # small collections: still try both ways
+        monkeypatch.setattr(chroma_layout, "OVERFETCH", 1)  # small collections: still try both ways
 
     @contextmanager
     def make_index(self) -> Iterator[VectorIndex]:

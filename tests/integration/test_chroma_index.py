@@ -20,7 +20,7 @@ from tests.conformance.index_suite import DIM, EMBEDDER, NOW, axis, current, mix
 
 chromadb = pytest.importorskip("chromadb")
 
-from shared_core.index import chroma  # noqa: E402 - after the skip: it needs chromadb
+from shared_core.index import chroma, chroma_layout  # noqa: E402 - after the skip: it needs chromadb
 from shared_core.index.chroma import ChromaIndex  # noqa: E402
 from shared_core.index.chroma_layout import namespace_key  # noqa: E402
 
@@ -72,13 +72,14 @@ def test_chroma_never_embeds_or_downloads(monkeypatch: pytest.MonkeyPatch, tmp_p
 def asked(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, object]]:
     """Every query the index sends to Chroma: (collection role, n_results, where)."""
     calls: list[tuple[str, int, object]] = []
-    query = chroma._query
+    query = chroma_layout.query_nearest
 
     def spy(collection: Any, vector: Any, n: int, where: Any) -> list[Any]:
         calls.append((collection.name.rsplit("_", 1)[-1], n, where))
         return query(collection, vector, n, where)
 
-    monkeypatch.setattr(chroma, "_query", spy)
+    monkeypatch.setattr(chroma, "query_nearest", spy)
+    monkeypatch.setattr(chroma_layout, "query_nearest", spy)
     return calls
 
 
@@ -116,7 +117,7 @@ def test_a_past_search_filters_only_where_over_fetching_proves_nothing(
     )
     assert current(index, axis(0), 1, valid_at=7) == [3]
     assert [(role, n, where is None) for role, n, where in asked] == [
-        ("hist", chroma.OVERFETCH, True),  # only stale rows: they prove nothing
+        ("hist", chroma_layout.OVERFETCH, True),  # only stale rows: they prove nothing
         ("live", 1, True),  # all of live
         ("hist", 1, False),  # so hist is asked again, filtered
     ]
