@@ -2,10 +2,10 @@
 the fast path relies on, the ``where`` clauses, and how raw results become matches.
 
 No chromadb import here (collections arrive as objects). Each namespace has a ``live``
-collection (records believed and open-ended) and a ``hist`` collection (every other record). Record metadata holds the row id, fact id,
-namespace and the four instants as ints, an open end as OPEN (never a missing key), and the
-record's filterable attributes under ``m.<name>`` (numbers as floats, so that ``1 == 1.0`` as in
-:mod:`shared_core.filters`).
+collection (records believed and open-ended) and a ``hist`` collection (every other record).
+Record metadata holds the row id, fact id, namespace and the four instants as ints, an open end
+as OPEN (never a missing key), and the record's filterable attributes under ``m.<name>``
+(numbers as floats, so that ``1 == 1.0`` as in :mod:`shared_core.filters`).
 """
 
 from __future__ import annotations
