@@ -18,6 +18,7 @@ from shared_core.errors import (
     InvalidInputError,
 )
 from shared_core.extractors.base import ExtractedFact, Extraction
+from shared_core.extractors.llm import LLMExtractor
 from shared_core.facts import Cardinality, Decision
 from shared_core.filters import where
 from shared_core.index.memory import NumpyIndex
@@ -429,3 +430,25 @@ def test_select_lists_facts_by_metadata_now_and_in_history(
     history = memory.select({"doc": "a"}, include_history=True)
     assert {f.text for f in history} == {"Maria likes tea", "Maria lives in Berlin"}
     assert memory.select({"doc": "a"}, namespace="other") == []
+
+
+def test_an_llm_extractor_feeds_the_ledger_and_bad_answers_stay_prose(
+    clock: ManualClock,
+) -> None:
+    answers = iter(
+        [
+            '```json\n{"facts": [{"subject": "Maria", "relation": "lives in", "object": "Porto",'
+            ' "sentence": "Maria moved to Porto."}]}\n```',
+            "Sure! Maria now lives in Faro.",  # not JSON: kept as prose, counted
+        ]
+    )
+    extractor = LLMExtractor(lambda prompt: next(answers))
+    with make_memory(clock, extractor=extractor) as memory:
+        memory.add("Last spring Maria moved to Porto.")
+        clock.advance(timedelta(days=1))
+        faro = memory.add("Maria has lived in Faro since May.")
+        assert faro.problem is not None
+        assert memory.extraction_problems == 1
+        assert [f.object for f in memory.as_of(subject="Maria")] == ["Porto"]
+        texts = {h.fact.text for h in memory.search("Maria", k=5)}
+        assert texts == {"Maria moved to Porto.", "Maria has lived in Faro since May."}
