@@ -15,6 +15,7 @@ from shared_core.dominance import (
     DominanceResult,
     NeverConflicts,
     Shadow,
+    shadows_by_survivor,
     temporal_dominance,
 )
 from shared_core.embedders import CallableEmbedder, Embedder, HashingEmbedder, MiniLMEmbedder
@@ -86,5 +87,6 @@ __all__ = [
     "VectorIndex",
     "WriteResult",
     "merge_candidates",
+    "shadows_by_survivor",
     "temporal_dominance",
 ]

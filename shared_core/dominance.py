@@ -122,6 +122,19 @@ class DominanceResult:
     shadows: tuple[Shadow, ...]
 
 
+def shadows_by_survivor(result: DominanceResult) -> dict[str, tuple[Shadow, ...]]:
+    """Each removed candidate under the kept candidate its dominator chain ends at (A -> B -> C:
+    A and B both under C), keyed by the survivor's id. Readers attach shadows this way."""
+    dominator = {shadow.candidate.id: shadow.dominated_by for shadow in result.shadows}
+    groups: dict[str, list[Shadow]] = {}
+    for shadow in result.shadows:
+        root = shadow.dominated_by
+        while root in dominator:  # strictly newer at each step, so this ends
+            root = dominator[root]
+        groups.setdefault(root, []).append(shadow)
+    return {survivor: tuple(found) for survivor, found in groups.items()}
+
+
 def temporal_dominance(
     candidates: Iterable[Candidate], detector: ConflictDetector, *, query: str | None = None
 ) -> DominanceResult:

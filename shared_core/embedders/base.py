@@ -6,9 +6,11 @@ import hashlib
 import math
 import re
 from collections.abc import Callable, Sequence
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
-from shared_core.errors import EmbedderError, InvalidInputError
+from shared_core.errors import EmbedderError, InvalidInputError, TemporalRagError
+
+T = TypeVar("T")
 
 
 @runtime_checkable
@@ -32,6 +34,16 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> list[float]:
         """The vector of a search query (some models embed queries differently)."""
         ...
+
+
+def embedding_call(source: str, call: Callable[[], T]) -> T:
+    """Run an embedder call; a foreign exception becomes EmbedderError (ours pass through)."""
+    try:
+        return call()
+    except TemporalRagError:
+        raise
+    except Exception as exc:
+        raise EmbedderError(f"{source} failed: {exc}") from exc
 
 
 def check_vectors(vectors: object, *, count: int, dimension: int, source: str) -> list[list[float]]:
@@ -92,13 +104,14 @@ class CallableEmbedder:
         texts = list(texts)
         if not texts:
             return []
-        out = self._embed(texts)
+        out = embedding_call(self._name, lambda: self._embed(texts))
         return check_vectors(out, count=len(texts), dimension=self._dimension, source=self._name)
 
     def embed_query(self, text: str) -> list[float]:
         if self._embed_query is None:
             return self.embed_documents([text])[0]
-        out = [self._embed_query(text)]
+        embed_query = self._embed_query
+        out = [embedding_call(self._name, lambda: embed_query(text))]
         return check_vectors(out, count=1, dimension=self._dimension, source=self._name)[0]
 
 

@@ -12,12 +12,13 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, Self
 
 from shared_core.clock import OPEN, Clock, Instant, SystemClock, to_instant
 from shared_core.dominance import Candidate, ConflictDetector
-from shared_core.embedders.base import Embedder, check_vectors
+from shared_core.embedders.base import Embedder, check_vectors, embedding_call
 from shared_core.embedders.minilm import MiniLMEmbedder
 from shared_core.errors import IndexSyncError, InvalidInputError
 from shared_core.extractors.base import Extraction, Extractor
@@ -447,11 +448,12 @@ class TemporalMemory:
 
     def _query_vectors(self, request: Query) -> list[tuple[str, Vector]]:
         texts = self._reader.variants(request)
+        source = f"embedder {self.embedder.name!r}"
         vectors = check_vectors(
-            [self.embedder.embed_query(text) for text in texts],
+            [embedding_call(source, partial(self.embedder.embed_query, text)) for text in texts],
             count=len(texts),
             dimension=self.embedder.dimension,
-            source=f"embedder {self.embedder.name!r}",
+            source=source,
         )
         return list(zip(texts, vectors, strict=True))
 

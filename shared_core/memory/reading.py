@@ -8,7 +8,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from shared_core.clock import Instant, from_instant
-from shared_core.dominance import Candidate, ConflictDetector, Shadow, temporal_dominance
+from shared_core.dominance import (
+    Candidate,
+    ConflictDetector,
+    shadows_by_survivor,
+    temporal_dominance,
+)
 from shared_core.filters import Filter, matches
 from shared_core.index.base import Vector, VectorIndex
 from shared_core.ledger.base import LedgerStore
@@ -157,18 +162,10 @@ def _dominate(hits: list[Hit], detector: ConflictDetector, query: str) -> list[H
     """Phi_T over the hits; each removed candidate is attached to the hit its chain ends at."""
     candidates = [Candidate.from_fact(hit.fact, score=hit.score) for hit in hits]
     result = temporal_dominance(candidates, detector, query=query)
-    dominator = {shadow.candidate.id: shadow.dominated_by for shadow in result.shadows}
-    groups: dict[str, list[Shadow]] = {}
-    for shadow in result.shadows:
-        root = shadow.dominated_by
-        while root in dominator:  # strictly newer each step, so this ends
-            root = dominator[root]
-        groups.setdefault(root, []).append(shadow)
+    groups = shadows_by_survivor(result)
     kept = {candidate.id for candidate in result.kept}
     return [
-        replace(hit, shadows=tuple(groups.get(hit.fact.id, ())))
-        for hit in hits
-        if hit.fact.id in kept
+        replace(hit, shadows=groups.get(hit.fact.id, ())) for hit in hits if hit.fact.id in kept
     ]
 
 

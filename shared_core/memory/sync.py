@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from shared_core.embedders.base import Embedder, check_vectors
+from shared_core.embedders.base import Embedder, check_vectors, embedding_call
 from shared_core.index.base import Vector, VectorIndex
 from shared_core.ledger.base import LedgerStore
 from shared_core.ledger.results import ChangeCursor, VersionRecord
@@ -33,7 +33,7 @@ class IndexSync:
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """The embedder's vectors for ``texts``, checked for count, dimension and finiteness."""
-        vectors = self._embedder.embed_documents(list(texts))
+        vectors = embedding_call(self._name, lambda: self._embedder.embed_documents(list(texts)))
         return check_vectors(
             vectors, count=len(texts), dimension=self._embedder.dimension, source=self._name
         )

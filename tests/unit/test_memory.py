@@ -452,3 +452,16 @@ def test_an_llm_extractor_feeds_the_ledger_and_bad_answers_stay_prose(
         assert [f.object for f in memory.as_of(subject="Maria")] == ["Porto"]
         texts = {h.fact.text for h in memory.search("Maria", k=5)}
         assert texts == {"Maria moved to Porto.", "Maria has lived in Faro since May."}
+
+
+def test_a_failing_embedder_is_an_embedder_error_and_writes_nothing(clock: ManualClock) -> None:
+    def broken(texts: list[str]) -> list[list[float]]:
+        raise ConnectionError("embedding server down")
+
+    with make_memory(clock, embedder=CallableEmbedder(broken, name="remote", dimension=8)) as m:
+        with pytest.raises(EmbedderError, match="embedding server down") as caught:
+            m.add("Maria likes tea")
+        assert isinstance(caught.value.__cause__, ConnectionError)
+        assert m.ledger.export() == ([], [])
+        with pytest.raises(EmbedderError):
+            m.search("tea")

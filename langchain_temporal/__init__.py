@@ -1,0 +1,35 @@
+"""LangChain adapter for temporal-rag: thin, it translates and the core decides.
+
+- :class:`TemporalRetriever`: a ``BaseRetriever`` over a :class:`~shared_core.TemporalMemory`.
+- :class:`TemporalDocumentCompressor`: Phi_T over any retriever's Documents (GC-Mem), for
+  ``ContextualCompressionRetriever`` and ``DocumentCompressorPipeline``.
+- Bridges: :class:`LangChainEmbedder` (LangChain ``Embeddings`` -> core ``Embedder``),
+  :class:`CoreEmbeddings` (the reverse) and :func:`text_llm` (a chat model or LLM as the
+  ``str -> str`` callable of the LLM detector, the LLM extractor and query expansion).
+
+Needs the ``langchain`` extra: ``pip install "temporal-rag[langchain]"``.
+"""
+
+from __future__ import annotations
+
+from shared_core.errors import MissingDependencyError
+
+try:
+    import langchain_core  # noqa: F401  (only checks that the extra is installed)
+except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
+    raise MissingDependencyError(
+        "langchain_temporal needs langchain-core, which is not installed: "
+        'pip install "temporal-rag[langchain]"'
+    ) from exc
+
+from langchain_temporal.bridges import CoreEmbeddings, LangChainEmbedder, text_llm
+from langchain_temporal.compressor import TemporalDocumentCompressor
+from langchain_temporal.retriever import TemporalRetriever
+
+__all__ = [
+    "CoreEmbeddings",
+    "LangChainEmbedder",
+    "TemporalDocumentCompressor",
+    "TemporalRetriever",
+    "text_llm",
+]
