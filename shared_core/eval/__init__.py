@@ -1,0 +1,1 @@
+"""The benchmark harness: datasets (synthetic and external), methods, metrics and reports."""
