@@ -1,0 +1,167 @@
+"""Bridges between LlamaIndex's model interfaces and the core's small protocols.
+
+- :class:`LlamaIndexEmbedder`: any LlamaIndex ``BaseEmbedding`` as the core ``Embedder``.
+- :class:`CoreEmbedding`: any core ``Embedder`` (the offline MiniLM, say) as a LlamaIndex
+  ``BaseEmbedding``, e.g. the ``embed_model`` of a ``VectorStoreIndex`` over a
+  ``TemporalVectorStore``, so that LlamaIndex and the memory embed with one model.
+- :func:`text_llm`: any LlamaIndex LLM (completion or chat) as the ``str -> str`` callable of
+  ``LLMConflictDetector``, ``LLMExtractor`` and ``TemporalMemory(expander=...)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any, Literal
+
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
+from llama_index.core.bridge.pydantic import PrivateAttr
+from llama_index.core.llms import LLM
+
+from shared_core.embedders.base import Embedder, check_vectors, embedding_call
+from shared_core.errors import EmbedderError, InvalidInputError
+
+_PROBE = "dimension probe"
+_UNNAMED = {"", "unknown"}
+
+
+class LlamaIndexEmbedder:
+    """A LlamaIndex ``BaseEmbedding`` as the core :class:`~shared_core.Embedder`.
+
+    ``name`` identifies the model (an index records it and refuses another model's vectors);
+    it defaults to the embedding's ``model_name``, and must be given when that is unset
+    (``"unknown"``). ``dimension`` is probed once, on first use, by embedding a short query
+    when it is not given. Failures of the wrapped model become
+    :class:`~shared_core.errors.EmbedderError` (the original as ``__cause__``); its vectors are
+    checked for count, dimension and finiteness.
+    """
+
+    def __init__(
+        self, embed_model: BaseEmbedding, *, name: str | None = None, dimension: int | None = None
+    ) -> None:
+        if not isinstance(embed_model, BaseEmbedding):
+            raise InvalidInputError(
+                "embed_model",
+                f"is a {type(embed_model).__name__}",
+                "pass a llama_index BaseEmbedding",
+            )
+        name = embed_model.model_name if name is None else name
+        if not isinstance(name, str) or name.strip() in _UNNAMED:
+            raise InvalidInputError(
+                "name", f"is {name!r}", "name the model, e.g. name='my-model-v1'"
+            )
+        if dimension is not None and (
+            not isinstance(dimension, int) or isinstance(dimension, bool) or dimension < 1
+        ):
+            raise InvalidInputError("dimension", f"{dimension!r} is not a positive int", "e.g. 384")
+        self.embed_model = embed_model
+        self._name = name
+        self._dimension = dimension
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"LlamaIndexEmbedder({type(self.embed_model).__name__}, name={self._name!r})"
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dimension(self) -> int:
+        with self._lock:
+            if self._dimension is None:
+                probe = self._call(self.embed_model.get_query_embedding, _PROBE)
+                if not isinstance(probe, list | tuple) or not probe:
+                    raise EmbedderError(f"{self._name!r}: the dimension probe returned {probe!r}")
+                self._dimension = len(probe)
+            return self._dimension
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        texts = list(texts)
+        if not texts:
+            return []
+        vectors = self._call(self.embed_model.get_text_embedding_batch, texts)
+        return check_vectors(vectors, count=len(texts), dimension=self.dimension, source=self._name)
+
+    def embed_query(self, text: str) -> list[float]:
+        vector = self._call(self.embed_model.get_query_embedding, text)
+        return check_vectors([vector], count=1, dimension=self.dimension, source=self._name)[0]
+
+    def _call(self, method: Callable[[Any], Any], argument: Any) -> Any:
+        return embedding_call(f"embed_model {self._name!r}", partial(method, argument))
+
+
+class CoreEmbedding(BaseEmbedding):
+    """A core :class:`~shared_core.Embedder` as a LlamaIndex ``BaseEmbedding`` (sync and async;
+    the async methods run the embedder off the event loop). ``model_name`` is the embedder's
+    name; other ``BaseEmbedding`` fields (``embed_batch_size``, ...) are keyword options."""
+
+    _embedder: Embedder = PrivateAttr()
+
+    def __init__(self, embedder: Embedder, **options: Any) -> None:
+        if not isinstance(embedder, Embedder):
+            raise InvalidInputError(
+                "embedder",
+                f"is a {type(embedder).__name__}",
+                "pass a shared_core Embedder (name, dimension, embed_documents, embed_query)",
+            )
+        options.setdefault("model_name", embedder.name)
+        super().__init__(**options)
+        self._embedder = embedder
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "CoreEmbedding"
+
+    @property
+    def embedder(self) -> Embedder:
+        """The core embedder doing the work."""
+        return self._embedder
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return self._embedder.embed_query(query)
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return await asyncio.to_thread(self._embedder.embed_query, query)
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return self._embedder.embed_documents([text])[0]
+
+    async def _aget_text_embedding(self, text: str) -> list[float]:
+        return (await self._aget_text_embeddings([text]))[0]
+
+    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        return self._embedder.embed_documents(texts)
+
+    async def _aget_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        return await asyncio.to_thread(self._embedder.embed_documents, texts)
+
+
+def text_llm(
+    llm: LLM, *, mode: Literal["auto", "complete", "chat"] = "auto"
+) -> Callable[[str], str]:
+    """A LlamaIndex LLM as ``str -> str``.
+
+    ``mode="auto"`` chats with chat models (``llm.metadata.is_chat_model``: the prompt is one
+    user message, the reply's text blocks are joined) and completes with the others
+    (``llm.complete(prompt).text``); ``"complete"`` / ``"chat"`` force one. The LLM's own
+    errors propagate unchanged: the detector, extractor or expander calling it translates them
+    (see their ``on_error``).
+    """
+    if not isinstance(llm, LLM):
+        raise InvalidInputError("llm", f"is a {type(llm).__name__}", "pass a llama_index LLM")
+    if mode not in ("auto", "complete", "chat"):
+        raise InvalidInputError("mode", f"is {mode!r}", "use 'auto', 'complete' or 'chat'")
+    chat = mode == "chat" or (mode == "auto" and llm.metadata.is_chat_model)
+
+    def ask(prompt: str) -> str:
+        if chat:
+            reply = llm.chat([ChatMessage(role=MessageRole.USER, content=prompt)])
+            return reply.message.content or ""
+        return llm.complete(prompt).text
+
+    ask.__qualname__ = ask.__name__ = f"text_llm({type(llm).__name__})"
+    return ask

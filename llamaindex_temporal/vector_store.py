@@ -1,0 +1,328 @@
+"""TemporalVectorStore: a LlamaIndex vector store over a TemporalMemory."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from llama_index.core.bridge.pydantic import PrivateAttr
+from llama_index.core.schema import BaseNode
+from llama_index.core.vector_stores.types import (
+    BasePydanticVectorStore,
+    MetadataFilters,
+    VectorStoreQuery,
+    VectorStoreQueryMode,
+    VectorStoreQueryResult,
+)
+
+from llamaindex_temporal.filters import translate_filters
+from llamaindex_temporal.nodes import (
+    REF_DOC_ID,
+    fact_node,
+    hit_node,
+    name_the_node,
+    node_id_of,
+    node_items,
+)
+from shared_core.dominance import ConflictDetector
+from shared_core.errors import InvalidInputError
+from shared_core.extractors.metadata import to_datetime
+from shared_core.facts import DEFAULT_NAMESPACE, Fact, check_namespace
+from shared_core.filters import Filter, Op, all_of, where
+from shared_core.memory import Hit, TemporalMemory
+
+_QUERY_OPTIONS = ("namespace", "valid_at", "known_at", "include_history", "detector")
+
+
+class TemporalVectorStore(BasePydanticVectorStore):
+    """A LlamaIndex vector store whose every read and write goes through a
+    :class:`~shared_core.TemporalMemory` (the ledger decides, the store translates).
+
+    - **Writes** (``add`` / ``async_add``): each node's text and metadata go through the
+      memory's extractor, so ``subject`` / ``relation`` / ``object`` / ``valid_from`` metadata
+      make a keyed fact that supersedes the older value; anything else stays prose (prose
+      already stored with the same text is not stored again). The node id and its source
+      document id are kept in the fact's metadata (``node_id``, ``ref_doc_id``); ``add``
+      returns the node ids. Options: ``namespace=``, ``valid_from=``.
+    - **Embeddings**: the memory's embedder is authoritative. It embeds each node's text and
+      each ``query_str``; the vectors LlamaIndex computed with its ``embed_model`` are ignored
+      (``is_embedding_query`` is False, so retrievers do not embed queries). Give LlamaIndex the
+      same model, e.g. ``embed_model=CoreEmbedding(memory.embedder)``.
+    - **Reads** (``query`` / ``aquery``): the current state by default. Query options (also
+      through ``index.as_retriever(vector_store_kwargs={...})``): ``valid_at`` / ``known_at``
+      (aware datetime, ISO-8601 string with an offset, or epoch seconds), ``namespace``,
+      ``include_history`` and ``detector`` (Phi_T inside the memory; shadows land in the
+      surviving node's ``metadata["shadows"]``). ``MetadataFilters`` (EQ, NE, GT, GTE, LT,
+      LTE, IN, NIN; AND / OR; nested) run inside the index on the node's metadata,
+      ``node_id``, ``ref_doc_id`` and the key fields (times are not metadata: use
+      ``valid_at`` / ``known_at``); ``doc_ids`` and non-empty ``node_ids`` restrict the search
+      too. Only ``VectorStoreQueryMode.DEFAULT`` is served.
+    - **Deletes retire, never destroy**: ``delete(ref_doc_id)``, ``delete_nodes`` and
+      ``clear`` withdraw every matching fact, current versions and history, in record time.
+      Queries as of now no longer see them; queries with a ``known_at`` before the delete
+      still do. Withdrawing a fact that superseded another makes the older value current
+      again (the withdrawn statement counts as never made).
+
+    Returned nodes are ``TextNode`` objects with the node id, the fact's text and metadata
+    (see :mod:`llamaindex_temporal.nodes`); ``similarities`` are cosine similarities.
+    """
+
+    stores_text: bool = True
+    is_embedding_query: bool = False
+    namespace: str = DEFAULT_NAMESPACE
+
+    _memory: TemporalMemory = PrivateAttr()
+    _owns_memory: bool = PrivateAttr(default=False)
+
+    def __init__(self, memory: TemporalMemory, *, namespace: str = DEFAULT_NAMESPACE) -> None:
+        if not isinstance(memory, TemporalMemory):
+            raise InvalidInputError(
+                "memory", f"is a {type(memory).__name__}", "pass a shared_core.TemporalMemory"
+            )
+        # pydantic's generated __init__ takes the fields; mypy (no pydantic plugin) cannot see it
+        super().__init__(namespace=check_namespace(namespace))  # type: ignore[call-arg]
+        self._memory = memory
+
+    @classmethod
+    def open(
+        cls, path: str | Path, *, namespace: str = DEFAULT_NAMESPACE, **memory_options: Any
+    ) -> TemporalVectorStore:
+        """A store over ``TemporalMemory.open(path, **memory_options)`` (SQLite + Chroma +
+        MiniLM by default); :meth:`close` closes that memory."""
+        memory = TemporalMemory.open(path, **memory_options)
+        try:
+            store = cls(memory, namespace=namespace)
+        except BaseException:
+            memory.close()
+            raise
+        store._owns_memory = True
+        return store
+
+    def close(self) -> None:
+        """Close the memory if this store opened it (see :meth:`open`); idempotent."""
+        if self._owns_memory:
+            self._memory.close()
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "TemporalVectorStore"
+
+    @property
+    def client(self) -> TemporalMemory:
+        """The memory behind the store."""
+        return self._memory
+
+    @property
+    def memory(self) -> TemporalMemory:
+        """The memory behind the store."""
+        return self._memory
+
+    # ------------------------------------------------------------------ writes
+    def add(self, nodes: Sequence[BaseNode], **kwargs: Any) -> list[str]:
+        """Remember ``nodes`` in one ledger transaction; returns their node ids."""
+        texts, options = self._write(nodes, kwargs)
+        try:
+            self._memory.add_many(texts, **options)
+        except InvalidInputError as exc:
+            raise name_the_node(exc, nodes) from exc
+        return [node.node_id for node in nodes]
+
+    async def async_add(self, nodes: Sequence[BaseNode], **kwargs: Any) -> list[str]:
+        """:meth:`add` without blocking the event loop."""
+        texts, options = self._write(nodes, kwargs)
+        try:
+            await self._memory.aadd_many(texts, **options)
+        except InvalidInputError as exc:
+            raise name_the_node(exc, nodes) from exc
+        return [node.node_id for node in nodes]
+
+    def _write(
+        self, nodes: Sequence[BaseNode], options: Mapping[str, Any]
+    ) -> tuple[list[str], dict[str, Any]]:
+        _only(options, ("namespace", "valid_from"), "add")
+        texts, metadatas = node_items(list(nodes))
+        valid_from = to_datetime(options.get("valid_from"), "valid_from")
+        return texts, {
+            "metadatas": metadatas,
+            "namespace": self._namespace(options.get("namespace")),
+            "valid_from": valid_from,
+        }
+
+    # ------------------------------------------------------------------ reads
+    def query(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
+        """The ``similarity_top_k`` facts nearest to ``query.query_str`` (see the class)."""
+        text, options = self._search(query, kwargs)
+        return _result(self._memory.search(text, **options))
+
+    async def aquery(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
+        """:meth:`query` without blocking the event loop."""
+        text, options = self._search(query, kwargs)
+        return _result(await self._memory.asearch(text, **options))
+
+    def get_nodes(
+        self,
+        node_ids: list[str] | None = None,
+        filters: MetadataFilters | None = None,
+        *,
+        namespace: str | None = None,
+        valid_at: datetime | str | None = None,
+        known_at: datetime | str | None = None,
+        include_history: bool = False,
+    ) -> list[BaseNode]:
+        """The facts of these nodes (or all) matching ``filters``, valid at ``valid_at`` as
+        known at ``known_at`` (default now; ``include_history``: at any valid time)."""
+        facts = self._memory.select(
+            translate_filters(filters),
+            namespace=self._namespace(namespace),
+            valid_at=to_datetime(valid_at, "valid_at"),
+            known_at=to_datetime(known_at, "known_at"),
+            include_history=include_history,
+        )
+        return [fact_node(fact) for fact in _of_nodes(facts, node_ids)]
+
+    async def aget_nodes(
+        self,
+        node_ids: list[str] | None = None,
+        filters: MetadataFilters | None = None,
+        **options: Any,
+    ) -> list[BaseNode]:
+        """:meth:`get_nodes` without blocking the event loop."""
+        return await asyncio.to_thread(self.get_nodes, node_ids, filters, **options)
+
+    def _search(
+        self, query: VectorStoreQuery, options: Mapping[str, Any]
+    ) -> tuple[str, dict[str, Any]]:
+        _only(options, _QUERY_OPTIONS, "query")
+        if query.mode != VectorStoreQueryMode.DEFAULT:
+            raise InvalidInputError(
+                "query.mode",
+                f"{query.mode.value!r} is not supported",
+                "use VectorStoreQueryMode.DEFAULT (nearest neighbours among visible facts)",
+            )
+        if not isinstance(query.query_str, str) or not query.query_str.strip():
+            raise InvalidInputError(
+                "query.query_str",
+                "is empty (the memory embeds the query text itself; query_embedding is unused)",
+                "pass the query text",
+            )
+        detector = options.get("detector")
+        if detector is not None and not isinstance(detector, ConflictDetector):
+            raise InvalidInputError(
+                "detector", f"is a {type(detector).__name__}", "pass a ConflictDetector or None"
+            )
+        history = options.get("include_history", False)
+        if not isinstance(history, bool):
+            raise InvalidInputError("include_history", f"is {history!r}", "pass True or False")
+        return query.query_str, {
+            "k": query.similarity_top_k,
+            "namespace": self._namespace(options.get("namespace")),
+            "valid_at": to_datetime(options.get("valid_at"), "valid_at"),
+            "known_at": to_datetime(options.get("known_at"), "known_at"),
+            "include_history": history,
+            "detector": detector,
+            "where": _where(query),
+        }
+
+    # ------------------------------------------------------------------ deletes (retire)
+    def delete(self, ref_doc_id: str, **delete_kwargs: Any) -> None:
+        """Retire every fact the document contributed (current and history)."""
+        _only(delete_kwargs, ("namespace",), "delete")
+        if not isinstance(ref_doc_id, str) or not ref_doc_id:
+            raise InvalidInputError("ref_doc_id", f"is {ref_doc_id!r}", "pass a document id")
+        self._retire(where(REF_DOC_ID, Op.EQ, ref_doc_id), None, delete_kwargs.get("namespace"))
+
+    async def adelete(self, ref_doc_id: str, **delete_kwargs: Any) -> None:
+        """:meth:`delete` without blocking the event loop."""
+        await asyncio.to_thread(self.delete, ref_doc_id, **delete_kwargs)
+
+    def delete_nodes(
+        self,
+        node_ids: list[str] | None = None,
+        filters: MetadataFilters | None = None,
+        **delete_kwargs: Any,
+    ) -> None:
+        """Retire every fact of these nodes that matches ``filters`` (one of them needed)."""
+        _only(delete_kwargs, ("namespace",), "delete_nodes")
+        condition = translate_filters(filters)
+        if node_ids is None and condition is None:
+            raise InvalidInputError(
+                "node_ids", "and filters are both empty", "name nodes or filters; clear() for all"
+            )
+        self._retire(condition, node_ids, delete_kwargs.get("namespace"))
+
+    async def adelete_nodes(
+        self,
+        node_ids: list[str] | None = None,
+        filters: MetadataFilters | None = None,
+        **delete_kwargs: Any,
+    ) -> None:
+        """:meth:`delete_nodes` without blocking the event loop."""
+        await asyncio.to_thread(self.delete_nodes, node_ids, filters, **delete_kwargs)
+
+    def clear(self, *, namespace: str | None = None) -> None:
+        """Retire every fact of the namespace (history stays queryable with ``known_at``)."""
+        self._retire(None, None, namespace)
+
+    async def aclear(self, *, namespace: str | None = None) -> None:
+        """:meth:`clear` without blocking the event loop."""
+        await asyncio.to_thread(self.clear, namespace=namespace)
+
+    def _retire(self, condition: Filter | None, node_ids: list[str] | None, namespace: Any) -> None:
+        facts = self._memory.select(
+            condition, namespace=self._namespace(namespace), include_history=True
+        )
+        for fact_id in dict.fromkeys(fact.id for fact in _of_nodes(facts, node_ids)):
+            self._memory.retire(fact_id)
+
+    def _namespace(self, value: object) -> str:
+        return self.namespace if value is None else check_namespace(value)
+
+
+def _only(options: Mapping[str, Any], known: Sequence[str], method: str) -> None:
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise InvalidInputError(
+            f"{method}(**kwargs)",
+            f"{', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not supported",
+            f"use {', '.join(known)}",
+        )
+
+
+def _where(query: VectorStoreQuery) -> Filter | None:
+    parts = [translate_filters(query.filters, "query.filters")]
+    if query.doc_ids is not None:
+        parts.append(_listed(REF_DOC_ID, query.doc_ids, "query.doc_ids"))
+    if query.node_ids:  # an empty list is what as_retriever() passes for text-storing stores
+        parts.append(_listed("node_id", query.node_ids, "query.node_ids"))
+    found = [part for part in parts if part is not None]
+    if not found:
+        return None
+    return found[0] if len(found) == 1 else all_of(*found)
+
+
+def _listed(field: str, values: Sequence[str], name: str) -> Filter:
+    if not values:
+        raise InvalidInputError(name, "is an empty list", "name ids, or pass None")
+    try:
+        return where(field, Op.IN, list(values))
+    except InvalidInputError as exc:
+        raise InvalidInputError(name, exc.problem, "pass a list of id strings") from exc
+
+
+def _of_nodes(facts: Sequence[Fact], node_ids: Sequence[str] | None) -> list[Fact]:
+    if node_ids is None:
+        return list(facts)
+    wanted = set(node_ids)
+    return [fact for fact in facts if node_id_of(fact) in wanted]
+
+
+def _result(hits: Sequence[Hit]) -> VectorStoreQueryResult:
+    nodes = [hit_node(hit) for hit in hits]
+    return VectorStoreQueryResult(
+        nodes=nodes,
+        similarities=[hit.score for hit in hits],
+        ids=[node.node_id for node in nodes],
+    )

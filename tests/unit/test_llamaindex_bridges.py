@@ -1,0 +1,173 @@
+"""Bridges: LlamaIndex embeddings <-> the core Embedder, and any LlamaIndex LLM as str -> str."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from llama_index.core.base.llms.types import ChatMessage, ChatResponse, MessageRole
+from llama_index.core.embeddings import MockEmbedding
+from llama_index.core.llms import MockLLM
+
+from llamaindex_temporal import CoreEmbedding, LlamaIndexEmbedder, text_llm
+from shared_core.detectors.llm import LLMConflictDetector
+from shared_core.dominance import Candidate
+from shared_core.embedders.base import Embedder, HashingEmbedder
+from shared_core.errors import EmbedderError, InvalidInputError
+from shared_core.extractors.llm import LLMExtractor
+from shared_core.index.memory import NumpyIndex
+from shared_core.ledger import InMemoryLedger
+from shared_core.memory import TemporalMemory
+
+TEXTS = ["Maria lives in Berlin.", "The report is due in March."]
+
+
+# ---------------------------------------------------------------- CoreEmbedding
+def test_core_embedding_gives_the_core_embedders_vectors() -> None:
+    core = HashingEmbedder(16)
+    embedding = CoreEmbedding(core)
+    assert embedding.model_name == "hashing-16"
+    assert embedding.embedder is core
+    assert embedding.get_text_embedding_batch(TEXTS) == core.embed_documents(TEXTS)
+    assert embedding.get_text_embedding(TEXTS[0]) == core.embed_documents(TEXTS[:1])[0]
+    assert embedding.get_query_embedding("where") == core.embed_query("where")
+
+
+async def test_core_embedding_async_agrees() -> None:
+    core, embedding = HashingEmbedder(16), CoreEmbedding(HashingEmbedder(16))
+    assert await embedding.aget_text_embedding_batch(TEXTS) == core.embed_documents(TEXTS)
+    assert await embedding.aget_text_embedding(TEXTS[1]) == core.embed_documents(TEXTS[1:])[0]
+    assert await embedding.aget_query_embedding("where") == core.embed_query("where")
+
+
+def test_core_embedding_takes_base_embedding_options() -> None:
+    embedding = CoreEmbedding(HashingEmbedder(16), embed_batch_size=1, model_name="custom")
+    assert (embedding.embed_batch_size, embedding.model_name) == (1, "custom")
+    assert embedding.get_text_embedding_batch(TEXTS) == HashingEmbedder(16).embed_documents(TEXTS)
+
+
+def test_core_embedding_refuses_a_non_embedder() -> None:
+    with pytest.raises(InvalidInputError, match="shared_core Embedder"):
+        CoreEmbedding("minilm")  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- LlamaIndexEmbedder
+def test_llama_index_embedder_is_a_core_embedder() -> None:
+    embedder = LlamaIndexEmbedder(MockEmbedding(embed_dim=8), name="mock-8")
+    assert isinstance(embedder, Embedder)
+    assert (embedder.name, embedder.dimension) == ("mock-8", 8)
+    assert embedder.embed_documents(TEXTS) == [[0.5] * 8, [0.5] * 8]
+    assert embedder.embed_documents([]) == []
+    assert embedder.embed_query("where") == [0.5] * 8
+
+
+def test_the_name_defaults_to_the_model_name_and_must_exist() -> None:
+    assert LlamaIndexEmbedder(CoreEmbedding(HashingEmbedder(16))).name == "hashing-16"
+    with pytest.raises(InvalidInputError, match="name the model"):
+        LlamaIndexEmbedder(MockEmbedding(embed_dim=8))  # model_name "unknown"
+    with pytest.raises(InvalidInputError, match="BaseEmbedding"):
+        LlamaIndexEmbedder(HashingEmbedder(8))  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="dimension"):
+        LlamaIndexEmbedder(MockEmbedding(embed_dim=8), name="m", dimension=0)
+
+
+def test_round_trip_through_both_bridges_drives_a_memory() -> None:
+    core = HashingEmbedder(32)
+    embedder = LlamaIndexEmbedder(CoreEmbedding(core))
+    with TemporalMemory(ledger=InMemoryLedger(), index=NumpyIndex(), embedder=embedder) as memory:
+        memory.add_many(TEXTS)
+        (hit,) = memory.search("Maria Berlin", k=1)
+    assert hit.fact.text == TEXTS[0]
+    assert hit.score == pytest.approx(
+        sum(
+            a * b
+            for a, b in zip(
+                core.embed_query("Maria Berlin"), core.embed_query(TEXTS[0]), strict=True
+            )
+        )
+    )
+
+
+class Failing(MockEmbedding):
+    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        raise ConnectionError("model server down")
+
+
+class Ragged(MockEmbedding):
+    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        return [[0.5] * (self.embed_dim + i) for i, _ in enumerate(texts)]
+
+
+def test_model_failures_become_embedder_errors() -> None:
+    with pytest.raises(EmbedderError, match="model server down") as failed:
+        LlamaIndexEmbedder(Failing(embed_dim=8), name="failing").embed_documents(TEXTS)
+    assert isinstance(failed.value.__cause__, ConnectionError)
+    with pytest.raises(EmbedderError, match="dimension 9"):
+        LlamaIndexEmbedder(Ragged(embed_dim=8), name="ragged").embed_documents(TEXTS)
+
+
+# ---------------------------------------------------------------- text_llm
+def test_a_completion_llm_answers_with_its_completion() -> None:
+    ask = text_llm(MockLLM())  # MockLLM echoes the prompt
+    assert ask("Is Berlin current?") == "Is Berlin current?"
+    assert ask.__name__ == "text_llm(MockLLM)"
+
+
+class ChatOnly(MockLLM):
+    """A chat model whose reply names what it was sent."""
+
+    def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        (message,) = messages
+        return ChatResponse(
+            message=ChatMessage(
+                role=MessageRole.ASSISTANT, content=f"{message.role.value}: {message.content}"
+            )
+        )
+
+
+def test_a_chat_llm_gets_one_user_message() -> None:
+    ask = text_llm(ChatOnly(is_chat_model=True))
+    assert ask("Is Berlin current?") == "user: Is Berlin current?"
+    assert text_llm(ChatOnly(is_chat_model=True), mode="complete")("hi") == "hi"
+    assert text_llm(ChatOnly(), mode="chat")("hi") == "user: hi"
+
+
+def test_text_llm_refuses_what_is_not_an_llm() -> None:
+    with pytest.raises(InvalidInputError, match="llama_index LLM"):
+        text_llm(lambda prompt: prompt)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="mode"):
+        text_llm(MockLLM(), mode="stream")  # type: ignore[arg-type]
+
+
+class Scripted(MockLLM):
+    answer: str = ""
+
+    def __init__(self, answer: str) -> None:
+        super().__init__()
+        self.answer = answer
+
+    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> Any:
+        return super().complete(self.answer)
+
+
+def test_text_llm_drives_the_llm_extractor_and_detector() -> None:
+    triple = {"subject": "Maria", "relation": "lives in", "object": "Lisbon",
+              "sentence": "Maria moved to Lisbon."}  # fmt: skip
+    extractor = LLMExtractor(text_llm(Scripted(json.dumps({"facts": [triple]}))))
+    (fact,) = extractor.extract("Maria moved to Lisbon.", {}).facts
+    assert (fact.subject, fact.object) == ("Maria", "Lisbon")
+
+    detector = LLMConflictDetector(text_llm(Scripted('{"conflicts": [[1, 2]]}')))
+    candidates = [
+        Candidate(
+            id="a", text="Maria lives in Berlin.", timestamp=datetime(2019, 1, 1, tzinfo=UTC)
+        ),
+        Candidate(
+            id="b", text="Maria moved to Lisbon.", timestamp=datetime(2022, 1, 1, tzinfo=UTC)
+        ),
+    ]
+    (conflict,) = detector.find_conflicts(candidates)
+    assert (conflict.older, conflict.newer) == (0, 1)
