@@ -31,7 +31,7 @@ from shared_core.dominance import ConflictDetector
 from shared_core.errors import InvalidInputError
 from shared_core.extractors.metadata import to_datetime
 from shared_core.facts import DEFAULT_NAMESPACE, Fact, check_namespace
-from shared_core.filters import Filter, Op, all_of, where
+from shared_core.filters import Filter, Op, all_of, any_of, where
 from shared_core.memory import Hit, TemporalMemory
 
 _QUERY_OPTIONS = ("namespace", "valid_at", "known_at", "include_history", "detector")
@@ -271,11 +271,15 @@ class TemporalVectorStore(BasePydanticVectorStore):
         await asyncio.to_thread(self.clear, namespace=namespace)
 
     def _retire(self, condition: Filter | None, node_ids: list[str] | None, namespace: Any) -> None:
-        facts = self._memory.select(
-            condition, namespace=self._namespace(namespace), include_history=True
-        )
-        for fact_id in dict.fromkeys(fact.id for fact in _of_nodes(facts, node_ids)):
-            self._memory.retire(fact_id)
+        """One transaction: every statement the nodes or documents contributed, history too."""
+        if node_ids is not None:
+            if not node_ids:
+                return
+            named = any_of(  # facts written without the store answer to their fact id
+                _listed("node_id", node_ids, "node_ids"), _listed("fact_id", node_ids, "node_ids")
+            )
+            condition = named if condition is None else all_of(condition, named)
+        self._memory.retire_where(condition, namespace=self._namespace(namespace))
 
     def _namespace(self, value: object) -> str:
         return self.namespace if value is None else check_namespace(value)

@@ -1,7 +1,8 @@
 """Metadata filters: a small typed expression that every index evaluates the same way.
 
 A filter tests a fact's *attributes*: its scalar metadata fields (str, int, float, bool) plus
-``subject``, ``relation`` and ``object`` of keyed facts (metadata fields of those names win).
+``subject``, ``relation`` and ``object`` of keyed facts (metadata fields of those names win)
+and ``fact_id`` (its id; nothing overrides it).
 Nested metadata (lists, mappings) is not filterable. Semantics, identical in every index:
 
 - ``==``, ``in``, ``>``, ``>=``, ``<``, ``<=`` need the field to be present;
@@ -146,14 +147,22 @@ def matches(condition: Filter | None, attributes: Mapping[str, Scalar]) -> bool:
 
 
 def attributes_of(
-    subject: str | None, relation: str | None, obj: object, metadata: Mapping[str, Any]
+    subject: str | None,
+    relation: str | None,
+    obj: object,
+    metadata: Mapping[str, Any],
+    *,
+    fact_id: str | None = None,
 ) -> dict[str, Scalar]:
-    """The filterable attributes of a fact: key fields, then scalar metadata (which wins)."""
+    """The filterable attributes of a fact: key fields, then scalar metadata (which wins over
+    them), then ``fact_id`` (the fact's own id always wins)."""
     found: dict[str, Scalar] = {}
     for name, value in (("subject", subject), ("relation", relation), ("object", obj)):
         if _is_scalar(value):
             found[name] = value  # type: ignore[assignment]
     found.update((k, v) for k, v in metadata.items() if isinstance(k, str) and _is_scalar(v))
+    if fact_id is not None:
+        found["fact_id"] = fact_id
     return found
 
 

@@ -101,6 +101,9 @@ class LedgerStore(Protocol):
         by: str | None = ...,
         recorded_at: datetime | None = ...,
     ) -> WriteResult: ...
+    def retire_many(
+        self, fact_ids: Iterable[str], *, rule: str = ..., recorded_at: datetime | None = ...
+    ) -> list[WriteResult]: ...
     def unretire(self, fact_id: str, *, recorded_at: datetime | None = ...) -> WriteResult: ...
     def explain(self, fact_id: str) -> Explanation: ...
     def get(self, fact_id: str) -> Fact: ...
@@ -266,6 +269,28 @@ class Ledger:
             reason = Reason(ReasonKind.WITHDRAWN, by, rule)
             outcome = batch.withdraw(rows, reason, Decision.WITHDRAWN)
             return batch.result(outcome, fact_id)
+
+    def retire_many(
+        self,
+        fact_ids: Iterable[str],
+        *,
+        rule: str = RULE_WITHDRAWAL,
+        recorded_at: datetime | None = None,
+    ) -> list[WriteResult]:
+        """Withdraw several statements in one transaction (all or, on any error, none).
+
+        Ids already retired are skipped (no result); an unknown id raises FactNotFoundError.
+        """
+        wanted = list(dict.fromkeys(fact_ids))
+        with self._write(recorded_at) as batch:
+            results = []
+            for fact_id in wanted:
+                rows = [row for row in self._statements(fact_id) if row.believed]
+                if rows:
+                    reason = Reason(ReasonKind.WITHDRAWN, None, rule)
+                    outcome = batch.withdraw(rows, reason, Decision.WITHDRAWN)
+                    results.append(batch.result(outcome, fact_id))
+            return results
 
     def unretire(self, fact_id: str, *, recorded_at: datetime | None = None) -> WriteResult:
         """Undo: re-record a retired statement, or undo the retraction that ended a fact."""
@@ -504,7 +529,13 @@ def _record(row: FactRow) -> VersionRecord:
         recorded_at=version.recorded_at,
         retired_at=version.retired_at,
         attributes=MappingProxyType(
-            attributes_of(head.subject, head.relation, head.object, _metadata(head.metadata))
+            attributes_of(
+                head.subject,
+                head.relation,
+                head.object,
+                _metadata(head.metadata),
+                fact_id=version.fact_id,
+            )
         ),
     )
 

@@ -16,15 +16,21 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Self
 
-from shared_core.clock import OPEN, Clock, Instant, SystemClock, to_instant
+from shared_core.clock import Clock, Instant, SystemClock, to_instant
 from shared_core.dominance import Candidate, ConflictDetector
 from shared_core.embedders.base import Embedder, check_vectors, embedding_call
 from shared_core.embedders.minilm import MiniLMEmbedder
 from shared_core.errors import IndexSyncError, InvalidInputError
-from shared_core.extractors.base import Extraction, Extractor
+from shared_core.extractors.base import Extractor
 from shared_core.extractors.metadata import MetadataExtractor
-from shared_core.facts import DEFAULT_NAMESPACE, Cardinality, Fact, ObjectValue, check_namespace
-from shared_core.filters import Filter, as_filter, attributes_of, matches
+from shared_core.facts import (
+    DEFAULT_NAMESPACE,
+    Cardinality,
+    Fact,
+    ObjectValue,
+    check_namespace,
+)
+from shared_core.filters import Filter, as_filter
 from shared_core.index.base import Vector, VectorIndex
 from shared_core.index.chroma import ChromaIndex
 from shared_core.ledger.base import LedgerStore
@@ -33,7 +39,9 @@ from shared_core.ledger.sqlite import Durability, SQLiteLedger
 from shared_core.memory.context import pack_context
 from shared_core.memory.hits import Added, Hit, ReconcileReport
 from shared_core.memory.reading import Query, Reader
+from shared_core.memory.selection import matching_statement_ids, select_facts
 from shared_core.memory.sync import IndexSync
+from shared_core.memory.writing import added, plan_item
 from shared_core.recency import RecencyBuffer
 
 Item = str | Fact
@@ -171,16 +179,24 @@ class TemporalMemory:
                 "pass one metadata mapping per item, or none",
             )
         plans = [
-            self._plan(i, item, metadatas[i] if metadatas else {}, namespace, valid_from)
+            plan_item(
+                self.extractor,
+                item,
+                metadatas[i] if metadatas else {},
+                position=i,
+                namespace=namespace,
+                valid_from=valid_from,
+            )
             for i, item in enumerate(items)
         ]
-        facts = [fact for _, statements, _ in plans for fact in statements]
+        self.extraction_problems += sum(1 for plan in plans if plan.problem is not None)
+        facts = [fact for plan in plans for fact in plan.statements]
         texts = list(dict.fromkeys(fact.text for fact in facts))
         vectors = dict(zip(texts, self._sync.embed(texts), strict=True))
         with self._lock:
             results = self.ledger.write_many(facts)
             self._index_writes(vectors, results)
-        return _added(plans, results)
+        return added(plans, results)
 
     def retract(
         self,
@@ -203,6 +219,20 @@ class TemporalMemory:
     def retire(self, fact_id: str) -> WriteResult:
         """Withdraw a statement: it was never true (history keeps it, marked)."""
         return self._write(lambda: self.ledger.retire(fact_id))
+
+    def retire_where(
+        self, where: Filter | Mapping[str, Any] | None, *, namespace: str = DEFAULT_NAMESPACE
+    ) -> list[WriteResult]:
+        """Withdraw, in one transaction, every believed statement of the namespace whose
+        attributes match ``where`` (``None``: all of them; ``fact_id`` is an attribute too),
+        superseded ones and those that only reinforced another statement included. History
+        keeps them, marked; what they had superseded becomes current again. Linear in the
+        statements stored: meant for deletes, not per query."""
+        ids = matching_statement_ids(self.ledger, as_filter(where), namespace=namespace)
+        with self._lock:
+            results = self.ledger.retire_many(ids) if ids else []
+            self._index_writes({}, results)
+            return results
 
     def unretire(self, fact_id: str) -> WriteResult:
         """Undo a retirement or a retraction."""
@@ -309,22 +339,14 @@ class TemporalMemory:
         It reads the ledger, so it costs time linear in the namespace's facts (all the facts
         ever stored, with ``include_history``): meant for deletes and audits, not per query.
         """
-        condition = as_filter(where)
-        if include_history:
-            known = None if known_at is None else to_instant(known_at, "known_at")
-            _, versions = self.ledger.export()
-            rows = [
-                v.row_id
-                for v in versions
-                if v.namespace == namespace
-                and (
-                    v.retired_at == OPEN if known is None else v.recorded_at <= known < v.retired_at
-                )
-            ]
-            found = self.ledger.versions(row_ids=rows, known_at=known_at)
-            return [v.fact for v in found if matches(condition, v.record.attributes)]
-        facts = self.as_of(valid_at=valid_at, known_at=known_at, namespace=namespace)
-        return [f for f in facts if matches(condition, _attributes(f))]
+        return select_facts(
+            self.ledger,
+            as_filter(where),
+            namespace=namespace,
+            valid_at=valid_at,
+            known_at=known_at,
+            include_history=include_history,
+        )
 
     def explain(self, fact_id: str) -> Explanation:
         """Every record of a fact id and why it is (not) current."""
@@ -355,65 +377,6 @@ class TemporalMemory:
         return await asyncio.to_thread(lambda: self.search(query, **options))
 
     # ------------------------------------------------------------------ internals
-    def _plan(
-        self,
-        index: int,
-        item: Item,
-        metadata: Mapping[str, Any],
-        namespace: str,
-        valid_from: datetime | None,
-    ) -> tuple[str, list[Fact], str | None]:
-        """(text, the statements to write for it, the extractor's problem) for one item.
-
-        A missing valid_from stays None: the ledger then uses the record time, and plain
-        prose repeated later is recognised as the same statement (reinforced, not stored twice).
-        """
-        if isinstance(item, Fact):
-            return item.text, [_with_valid_from(item, valid_from)], None
-        if not isinstance(item, str) or not item.strip():
-            raise InvalidInputError(
-                f"items[{index}]", "is empty or not a string", "pass text to remember, or a Fact"
-            )
-        try:
-            extraction = self.extractor.extract(item, dict(metadata))
-        except InvalidInputError as exc:
-            raise exc.at(f"items[{index}]") from exc.__cause__
-        return self._statements(item, extraction, metadata, namespace, valid_from)
-
-    def _statements(
-        self,
-        text: str,
-        extraction: Extraction,
-        metadata: Mapping[str, Any],
-        namespace: str,
-        valid_from: datetime | None,
-    ) -> tuple[str, list[Fact], str | None]:
-        if extraction.problem is not None:
-            self.extraction_problems += 1
-        if not extraction.facts:
-            prose = Fact(
-                text=text,
-                namespace=namespace,
-                valid_from=extraction.valid_from or valid_from,
-                valid_to=extraction.valid_to,
-                metadata=metadata if extraction.metadata is None else extraction.metadata,
-            )
-            return text, [prose], extraction.problem
-        facts = [
-            Fact(
-                text=found.text,
-                subject=found.subject,
-                relation=found.relation,
-                object=found.object,
-                valid_from=found.valid_from or valid_from,
-                valid_to=found.valid_to,
-                namespace=namespace,
-                metadata=found.metadata,
-            )
-            for found in extraction.facts
-        ]
-        return text, facts, extraction.problem
-
     def _query(
         self,
         query: str,
@@ -483,22 +446,3 @@ class TemporalMemory:
                 f"the ledger holds the write but the index could not take it ({exc}); "
                 "reconcile() brings the index up to date"
             ) from exc
-
-
-def _attributes(fact: Fact) -> dict[str, Any]:
-    return attributes_of(fact.subject, fact.relation, fact.object, fact.metadata)
-
-
-def _with_valid_from(fact: Fact, when: datetime | None) -> Fact:
-    return fact if fact.valid_from is not None or when is None else replace(fact, valid_from=when)
-
-
-def _added(
-    plans: Sequence[tuple[str, list[Fact], str | None]], results: Sequence[WriteResult]
-) -> list[Added]:
-    out, position = [], 0
-    for text, statements, problem in plans:
-        writes = tuple(results[position : position + len(statements)])
-        position += len(statements)
-        out.append(Added(text=text, writes=writes, problem=problem))
-    return out

@@ -540,3 +540,15 @@ class LedgerConformance:
         assert len(then) == 1
         assert then[0].fact.valid_to is None
         assert then[0].fact.retired_at is None
+
+    def test_retire_many_is_one_transaction(self, ledger: Ledger, clock: ManualClock) -> None:
+        berlin = ledger.write(lives("Berlin", 2019)).statement_id
+        lisbon = ledger.write(lives("Lisbon", 2021)).statement_id
+        clock.advance(timedelta(days=1))
+        with pytest.raises(FactNotFoundError):
+            ledger.retire_many([lisbon, "no-such-fact"])
+        assert objects(ledger.current()) == ["Lisbon"], "nothing was retired"
+        results = ledger.retire_many([lisbon, berlin, lisbon])
+        assert [r.decision for r in results] == [Decision.WITHDRAWN, Decision.WITHDRAWN]
+        assert ledger.current() == []
+        assert ledger.retire_many([berlin]) == [], "already retired: skipped"

@@ -241,7 +241,7 @@ async def test_async_methods_run_the_memory_off_the_event_loop(
 ) -> None:
     loop_thread = threading.get_ident()
     calls: list[tuple[str, int]] = []
-    for name in ("add_many", "search", "select", "retire"):
+    for name in ("add_many", "search", "select", "retire_where"):
         monkeypatch.setattr(
             store.memory, name, _recording(getattr(store.memory, name), name, calls)
         )
@@ -252,7 +252,7 @@ async def test_async_methods_run_the_memory_off_the_event_loop(
     await store.adelete("doc-c")
     await store.adelete_nodes(["porto"])
     await store.aclear()
-    assert {name for name, _ in calls} == {"add_many", "search", "select", "retire"}
+    assert {name for name, _ in calls} == {"add_many", "search", "select", "retire_where"}
     assert all(thread != loop_thread for _, thread in calls)
 
 
@@ -307,12 +307,6 @@ def test_clear_retires_everything_but_the_past_remains(
     assert store.memory.explain(store.get_nodes(["porto"], known_at=before)[0].metadata["fact_id"])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core: TemporalMemory.select sees versions (the metadata of their first statement), "
-    "so a document whose statement only reinforced or extended another document's version "
-    "cannot be found by its ref_doc_id, and delete() cannot withdraw it",
-)
 def test_delete_withdraws_a_statement_that_only_extended_another_version(
     store: TemporalVectorStore, clock: ManualClock
 ) -> None:
@@ -322,6 +316,17 @@ def test_delete_withdraws_a_statement_that_only_extended_another_version(
     clock.advance(timedelta(days=1))
     store.delete("doc-b")
     assert ask(store, valid_at=d(2018)) == []
+    assert ask(store, valid_at=d(2020)) != [], "doc-a's own statement stays"
+
+
+def test_delete_is_one_transaction(store: TemporalVectorStore, clock: ManualClock) -> None:
+    store.add([lives("a1", "Berlin", 2019, "doc-a"), lives("a2", "Lisbon", 2021, "doc-a")])
+    clock.advance(timedelta(days=1))
+    before = len(store.memory.ledger.export()[0])
+    store.delete("doc-a")
+    statements, _ = store.memory.ledger.export()
+    assert len(statements) == before, "withdrawals mark rows; they add none"
+    assert len({s.retired_at for s in statements if s.retired_at is not None}) == 1
 
 
 # ---------------------------------------------------------------- errors say what to do

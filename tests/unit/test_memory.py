@@ -465,3 +465,21 @@ def test_a_failing_embedder_is_an_embedder_error_and_writes_nothing(clock: Manua
         assert m.ledger.export() == ([], [])
         with pytest.raises(EmbedderError):
             m.search("tea")
+
+
+def test_retire_where_withdraws_every_statement_of_a_source(
+    memory: TemporalMemory, clock: ManualClock
+) -> None:
+    memory.add("Maria lives in Berlin", subject="Maria", relation="lives in", object="Berlin",
+               valid_from=d(2019), metadata={"doc": "a"})  # fmt: skip
+    clock.advance(timedelta(days=1))
+    memory.add("Maria lives in Porto", subject="Maria", relation="lives in", object="Porto",
+               valid_from=d(2022), metadata={"doc": "b"})  # fmt: skip
+    memory.add("Maria still lives in Porto", subject="Maria", relation="lives in",
+               object="Porto", valid_from=d(2023), metadata={"doc": "c"})  # fmt: skip
+    clock.advance(timedelta(days=1))
+    assert len(memory.retire_where({"doc": "b"})) == 1
+    assert objects(memory.search("Maria lives in", k=5)) == ["Porto"], "doc c still says it"
+    memory.retire_where({"doc": "c"})
+    assert objects(memory.search("Maria lives in", k=5)) == ["Berlin"], "nothing supersedes it"
+    assert memory.retire_where({"doc": "nope"}) == []
