@@ -187,4 +187,4 @@ def to_datetime(value: object, field: str) -> datetime | None:
     )
 
 
-__all__ = ["MetadataExtractor"]
+__all__ = ["MetadataExtractor", "check_object", "to_datetime"]
