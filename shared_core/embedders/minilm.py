@@ -10,6 +10,7 @@ a hub name would make huggingface_hub contact the network.
 from __future__ import annotations
 
 import importlib
+import warnings
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -174,8 +175,12 @@ class _Loaded:
 
 def _import_backend() -> tuple[Any, Any]:
     try:
-        torch = importlib.import_module("torch")
-        sentence_transformers = importlib.import_module("sentence_transformers")
+        with warnings.catch_warnings():
+            # tqdm.auto warns "IProgress not found" in Jupyter without ipywidgets; we show no
+            # progress bars, so the warning is noise for notebook users.
+            warnings.filterwarnings("ignore", message="IProgress not found")
+            torch = importlib.import_module("torch")
+            sentence_transformers = importlib.import_module("sentence_transformers")
     except ImportError as exc:
         raise MissingDependencyError(
             f"the MiniLM embedder needs sentence-transformers and torch ({exc}); "
