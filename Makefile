@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint format bench-ledger bench-nli bench-index bench-memory bench-embedder clean
+.PHONY: bench demo test lint format bench-ledger bench-nli bench-index bench-memory bench-embedder clean
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -15,7 +15,10 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/python -m pip install --quiet -e ".[all]" --group dev
 	touch $(STAMP)
 
-demo: $(STAMP)  ## the main job for now: a changing timeline in an embedded ledger
+bench: $(STAMP)  ## the main job: the quick benchmark on the embedded default stack -> build/bench/
+	$(BIN)/temporal-rag bench --profile quick --out build/bench
+
+demo: $(STAMP)  ## a changing timeline in an embedded ledger
 	rm -f build/demo-ledger.sqlite build/demo-ledger.sqlite-wal build/demo-ledger.sqlite-shm
 	mkdir -p build
 	$(BIN)/temporal-rag demo --ledger build/demo-ledger.sqlite

@@ -8,6 +8,8 @@ Commands::
     temporal-rag as-of   --ledger PATH [--valid-at ISO] [--known-at ISO] [--namespace NS]
                          [--subject S] [--relation R] [--json]
     temporal-rag explain FACT_ID --ledger PATH [--json]
+    temporal-rag bench   [--profile tiny|quick|full] [--dataset A,B] [--methods A,B] [--out DIR]
+                         [--seed N] [--k N] [--data-dir PATH] [--limit N] [--judge MODULE:NAME]
 
 Exit codes: 0 success, 1 an error of the ledger or of the request (e.g. an unknown fact id),
 2 a usage error (bad arguments, a naive datetime, a missing ledger file, a file that is not a
@@ -19,6 +21,7 @@ Rich is imported only by the functions that render, so importing this module sta
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -55,6 +58,7 @@ EXIT_ERROR = 1
 EXIT_USAGE = 2
 
 PROG = "temporal-rag"
+BENCH_WIDTH = 132
 DEFAULT_DEMO_LEDGER = "temporal-rag-demo.sqlite"
 SIDE_FILES = ("-wal", "-shm", "-journal")
 
@@ -80,6 +84,7 @@ def main(argv: list[str] | None = None, *, console: Console | None = None) -> in
     except SystemExit as exc:  # argparse has printed usage or help already
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     handler: Handler = args.handler
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
         return handler(args, console if console is not None else _default_console())
     except CliError as exc:
@@ -137,6 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.set_defaults(handler=_cmd_demo)
     _add_read_commands(commands, _shared_options())
+    _add_bench_command(commands)
     return parser
 
 
@@ -207,6 +213,62 @@ def _add_read_commands(
     )
     explain.add_argument("fact_id", metavar="FACT_ID")
     explain.set_defaults(handler=_cmd_explain)
+
+
+def _add_bench_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from shared_core.eval.profiles import DATASETS, PROFILES
+
+    bench = commands.add_parser(
+        "bench",
+        help="compare temporal-rag with plain RAG and the recency baselines",
+        description="Run every method on every dataset in one run (same embeddings, same "
+        "Chroma collection, same k), print the comparison and write a report folder "
+        "(report.md, PNG plots, results.json).",
+    )
+    bench.add_argument("--profile", choices=list(PROFILES), default="quick", help="run size")
+    bench.add_argument(
+        "--dataset",
+        default=",".join(DATASETS),
+        metavar="A,B",
+        help=f"datasets, comma-separated (default: all of {','.join(DATASETS)})",
+    )
+    bench.add_argument("--methods", default="", metavar="A,B", help="methods (default: all)")
+    bench.add_argument("--out", default="build/bench", metavar="DIR", help="report folder")
+    bench.add_argument("--seed", type=_positive(0), default=0, metavar="N")
+    bench.add_argument("--k", type=_positive(1), default=5, metavar="N", help="top k (5)")
+    bench.add_argument(
+        "--data-dir",
+        metavar="PATH",
+        help="external datasets (default: ../shared/data when it exists; skipped otherwise)",
+    )
+    bench.add_argument("--limit", type=_positive(1), metavar="N", help="questions per dataset")
+    bench.add_argument(
+        "--judge",
+        metavar="MODULE:NAME",
+        help="an LLM judge for the prose track: a function prompt -> reply, importable",
+    )
+    bench.add_argument(
+        "--judge-sample",
+        type=_positive(1),
+        default=40,
+        metavar="N",
+        help="questions the judge's methods answer per prose dataset (default 40)",
+    )
+    bench.set_defaults(handler=_cmd_bench)
+
+
+def _positive(least: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from exc
+        if value < least:
+            raise argparse.ArgumentTypeError(f"{value} is below {least}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
 
 
 def _datetime_arg(option: str) -> Callable[[str], datetime]:
@@ -292,6 +354,36 @@ def _cmd_explain(args: argparse.Namespace, console: Console) -> int:
         console.print(versions_table(explanation))
     else:
         console.print(plain("This statement has no version of its own."))
+    return EXIT_OK
+
+
+def _cmd_bench(args: argparse.Namespace, console: Console) -> int:
+    from shared_core.eval.bench import BenchRequest, BenchUsageError, bench, failures, parse_list
+    from shared_core.eval.profiles import DATASETS, default_data_dir
+
+    if not console.is_terminal and console.width < BENCH_WIDTH:
+        console.width = BENCH_WIDTH  # logs and pipes: room for the comparison table
+
+    try:
+        request = BenchRequest(
+            command=" ".join([PROG, *map(shlex.quote, args.argv)]),
+            profile=args.profile,
+            datasets=parse_list(args.dataset, DATASETS),
+            methods=parse_list(args.methods),
+            out=Path(args.out),
+            seed=args.seed,
+            k=args.k,
+            data_dir=Path(args.data_dir) if args.data_dir else default_data_dir(),
+            limit=args.limit,
+            judge=args.judge,
+            judge_sample=args.judge_sample,
+        )
+        results, _ = bench(request, console)
+    except BenchUsageError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from exc
+    failed = failures(results)
+    if failed:
+        raise CliError(f"{len(failed)} method run(s) failed: " + "; ".join(failed))
     return EXIT_OK
 
 

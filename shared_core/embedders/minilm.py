@@ -10,9 +10,9 @@ a hub name would make huggingface_hub contact the network.
 from __future__ import annotations
 
 import importlib
-import warnings
 import sys
 import threading
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass

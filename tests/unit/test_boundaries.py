@@ -40,6 +40,8 @@ BACKENDS = {
     "embedders/minilm.py": {"sentence_transformers", "torch"},
     "index/chroma.py": {"chromadb", "numpy"},
     "index/memory.py": {"numpy"},
+    "eval/store.py": {"chromadb", "numpy"},
+    "eval/plots.py": {"matplotlib"},
 }
 
 
