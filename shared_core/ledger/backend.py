@@ -45,6 +45,10 @@ class Backend(Protocol):
         """A consistent view for several reads."""
         ...
 
+    def revision(self) -> tuple[int, int]:
+        """Changes whenever a transaction commits, from this process or another (cheap)."""
+        ...
+
     def last_record(self) -> tuple[Instant, int]:
         """The latest record time and statement seq used so far ((0, 0) when empty)."""
         ...

@@ -109,12 +109,14 @@ class LedgerStore(Protocol):
     def get(self, fact_id: str) -> Fact: ...
     def export(self) -> tuple[list[StatementRow], list[VersionRow]]: ...
     def changes(self, since: ChangeCursor | None = ..., *, limit: int = ...) -> ChangeSet: ...
+    def revision(self) -> tuple[int, int]: ...
     def versions(
         self,
         *,
         row_ids: Sequence[int] = ...,
         fact_ids: Sequence[str] = ...,
         known_at: datetime | None = ...,
+        attributes: bool = ...,
     ) -> list[StoredVersion]: ...
     def close(self) -> None: ...
 
@@ -466,21 +468,31 @@ class Ledger:
             return ChangeSet(records, replace(since, after_row=inserted[-1]), more=True)
         return ChangeSet(records, ChangeCursor(last_row, last_time, at_last))
 
+    def revision(self) -> tuple[int, int]:
+        """A value that changes whenever a write commits (here or in another process): equal
+        revisions mean nothing changed in between, so a mirror need not ask for changes."""
+        with self._lock:
+            return self._backend.revision()
+
     def versions(
         self,
         *,
         row_ids: Sequence[int] = (),
         fact_ids: Sequence[str] = (),
         known_at: datetime | None = None,
+        attributes: bool = True,
     ) -> list[StoredVersion]:
         """Version rows by row id (in the order asked; unknown ids are skipped) and then every
-        row of each fact id; each ``fact`` is shown as known at ``known_at`` (default now)."""
+        row of each fact id; each ``fact`` is shown as known at ``known_at`` (default now).
+        ``attributes=False`` skips the records' filter attributes (cheaper when unused)."""
         known = to_instant(known_at, "known_at") if known_at else _NOW_KNOWN
         with self._lock, self._backend.snapshot():
             rows = self._backend.versions_by_row(list(row_ids))
             for fact_id in fact_ids:
                 rows += self._backend.versions_of_fact(fact_id)
-        return [StoredVersion(_record(row), to_fact(*_as_known(row, known))) for row in rows]
+        return [
+            StoredVersion(_record(row, attributes), to_fact(*_as_known(row, known))) for row in rows
+        ]
 
     # ----------------------------------------------------------------- internals
     @contextmanager
@@ -517,8 +529,19 @@ class Ledger:
         return believed[0]
 
 
-def _record(row: FactRow) -> VersionRecord:
+def _record(row: FactRow, attributes: bool = True) -> VersionRecord:
     version, head = row
+    if not attributes:
+        return VersionRecord(
+            version.row_id,
+            version.fact_id,
+            version.namespace,
+            head.text,
+            version.valid_from,
+            version.valid_to,
+            version.recorded_at,
+            version.retired_at,
+        )
     return VersionRecord(
         row_id=version.row_id,
         fact_id=version.fact_id,

@@ -31,6 +31,7 @@ class InMemoryBackend:
         self._by_stream: dict[tuple[int | None, str], list[int]] = defaultdict(list)
         self._versions_by_stream: dict[tuple[int | None, str], list[int]] = defaultdict(list)
         self._last: tuple[Instant, int] = (0, 0)
+        self._commits = 0
         self._undo: list[Callable[[], object]] | None = None
         self._closed = False
 
@@ -44,8 +45,13 @@ class InMemoryBackend:
             for step in reversed(self._undo):
                 step()
             raise
+        else:
+            self._commits += 1
         finally:
             self._undo = None
+
+    def revision(self) -> tuple[int, int]:
+        return 0, self._commits
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:

@@ -68,6 +68,7 @@ class SQLiteBackend:
             raise LedgerError(f"cannot open ledger {self.path}: {exc}") from exc
         self._keys: dict[FactKey, int] = {}
         self._pending_keys: dict[FactKey, int] = {}
+        self._commits = 0
         try:
             with self._translated():
                 self._open_schema(durability, create=create)
@@ -151,8 +152,14 @@ class SQLiteBackend:
                 self._conn.execute("ROLLBACK")
                 raise
             self._conn.execute("COMMIT")
+            self._commits += 1
             self._keys.update(self._pending_keys)
             self._pending_keys.clear()
+
+    def revision(self) -> tuple[int, int]:
+        # data_version moves when another connection commits; our own commits are counted.
+        with self._translated():
+            return int(self._conn.execute("PRAGMA data_version").fetchone()[0]), self._commits
 
     def _begin(self) -> None:
         for attempt in range(self._busy_retries + 1):

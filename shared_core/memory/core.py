@@ -76,6 +76,7 @@ class TemporalMemory:
         self.clock: Clock = clock if clock is not None else SystemClock()
         self.extraction_problems = 0  # texts kept as prose because extraction output was bad
         self._lock = threading.RLock()
+        self._synced_at: tuple[int, int] | None = None  # ledger revision the index mirrors
         self._sync = IndexSync(ledger, index, embedder)
         self._buffer = RecencyBuffer(recency_capacity)
         self._reader = Reader(ledger, index, self._buffer, expander)
@@ -433,7 +434,13 @@ class TemporalMemory:
         self._catch_up(vectors)
 
     def _catch_up(self, vectors: Mapping[str, Vector] | None = None) -> None:
+        """Apply the ledger's changes to the index, unless nothing committed since the last
+        successful catch-up (the ledger's revision is unchanged: then there is nothing to do)."""
+        revision = self.ledger.revision()
+        if revision == self._synced_at:
+            return
         self._synced(lambda: self._sync.catch_up(vectors))
+        self._synced_at = revision
 
     def _synced(self, operation: Callable[[], ReconcileReport]) -> ReconcileReport:
         """Run an index update; any failure becomes IndexSyncError (the ledger is intact)."""

@@ -113,7 +113,10 @@ class Reader:
         """Ledger versions of the ranked rows; rows the ledger does not show (an index that
         lags behind) are dropped, and a fact id appears once."""
         known = None if query.known_at is None else from_instant(query.known_at)
-        found = {v.record.row_id: v for v in self._ledger.versions(row_ids=order, known_at=known)}
+        versions = self._ledger.versions(
+            row_ids=order, known_at=known, attributes=query.where is not None
+        )
+        found = {v.record.row_id: v for v in versions}
         out: list[_Ranked] = []
         seen: set[str] = set()
         for row_id in order:
@@ -131,7 +134,9 @@ class Reader:
         if not ids:
             return []
         known = None if query.known_at is None else from_instant(query.known_at)
-        versions = self._ledger.versions(fact_ids=ids, known_at=known)
+        versions = self._ledger.versions(
+            fact_ids=ids, known_at=known, attributes=query.where is not None
+        )
         return [v for v in versions if _visible(v, query)]
 
 

@@ -245,3 +245,24 @@ def test_open_refuses_a_file_path(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     with pytest.raises(InvalidInputError, match="path"):
         TemporalMemory.open(tmp_path / "file", embedder=HashingEmbedder())
+
+
+def test_search_skips_the_change_feed_until_a_commit_from_anywhere(
+    tmp_path: Path, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from shared_core.ledger.sqlite import SQLiteLedger
+
+    with TemporalMemory.open(tmp_path / "m", embedder=HashingEmbedder(), clock=clock) as memory:
+        memory.add("Maria likes tea.")
+        memory.search("tea")
+        asked: list[object] = []
+        changes = memory.ledger.changes
+        monkeypatch.setattr(
+            memory.ledger, "changes", lambda *a, **o: asked.append(a) or changes(*a, **o)
+        )
+        memory.search("tea")
+        assert asked == [], "nothing committed: the index is known to be current"
+        with SQLiteLedger(tmp_path / "m" / "ledger.sqlite", clock=clock) as other:
+            other.write(Fact(text="Maria adopted a cat named Miso."))  # another connection
+        assert texts(memory.search("cat Miso", k=1)) == ["Maria adopted a cat named Miso."]
+        assert len(asked) >= 1
