@@ -73,10 +73,28 @@ def require_aware(value: object, field: str) -> datetime:
     return value
 
 
-def to_instant(value: datetime, field: str = "datetime") -> Instant:
-    """Aware datetime -> epoch microseconds (UTC)."""
-    delta = require_aware(value, field) - _EPOCH
+def _microseconds(delta: timedelta) -> int:
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+_FIRST: Instant = _microseconds(datetime.min.replace(tzinfo=UTC) - _EPOCH)
+_LAST: Instant = _microseconds(datetime.max.replace(tzinfo=UTC) - _EPOCH)
+
+
+def to_instant(value: datetime, field: str = "datetime") -> Instant:
+    """Aware datetime -> epoch microseconds (UTC).
+
+    An aware datetime near year 1 or 9999 whose offset carries it outside years 1-9999 in UTC
+    (``datetime.max`` at -14:00, say) is refused: it could never be turned back into a datetime.
+    """
+    instant = _microseconds(require_aware(value, field) - _EPOCH)
+    if not _FIRST <= instant <= _LAST:
+        raise InvalidInputError(
+            field,
+            f"{value.isoformat()} is outside years 1-9999 once converted to UTC",
+            "pass a datetime between 0001-01-01 and 9999-12-31 in UTC",
+        )
+    return instant
 
 
 def from_instant(value: Instant) -> datetime:

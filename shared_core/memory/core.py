@@ -107,14 +107,19 @@ class TemporalMemory:
         except BaseException:
             ledger.close()
             raise
-        return cls(
-            ledger=ledger,
-            index=index,
-            embedder=embedder if embedder is not None else MiniLMEmbedder(),
-            extractor=extractor,
-            clock=clock,
-            expander=expander,
-        )
+        try:
+            return cls(
+                ledger=ledger,
+                index=index,
+                embedder=embedder if embedder is not None else MiniLMEmbedder(),
+                extractor=extractor,
+                clock=clock,
+                expander=expander,
+            )
+        except BaseException:  # e.g. EmbedderMismatchError: the caller never gets the object
+            index.close()
+            ledger.close()
+            raise
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
