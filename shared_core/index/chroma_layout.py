@@ -266,4 +266,39 @@ def query_nearest(collection: Any, query: Any, n: int, where: Any) -> list[Hit]:
     found = collection.query(
         query_embeddings=query, n_results=n, where=where, include=["metadatas", "distances"]
     )
-    return list(zip(found["distances"][0], found["metadatas"][0], strict=True))
+    hits = list(zip(found["distances"][0], found["metadatas"][0], strict=True))
+    if len(hits) < n:  # HNSW is approximate: with identical vectors it can return too few
+        return exact_nearest(collection, query, n, where)
+    return hits
+
+
+EXACT_PAGE = 5_000
+
+
+def exact_nearest(collection: Any, query: Any, n: int, where: Any) -> list[Hit]:
+    """The ``n`` nearest records matching ``where`` by brute force over every such record
+    (Chroma's metadata filter in ``get`` is exact). Used when HNSW returned fewer rows than
+    were asked for, so it only runs when the approximate answer is known to be short."""
+    import numpy as np
+
+    metadatas: list[Mapping[str, Any]] = []
+    blocks = []
+    offset = 0
+    while True:
+        page = collection.get(
+            where=where, include=["embeddings", "metadatas"], limit=EXACT_PAGE, offset=offset
+        )
+        if page["ids"]:
+            metadatas += page["metadatas"]
+            blocks.append(np.asarray(page["embeddings"], dtype=np.float64))
+        if len(page["ids"]) < EXACT_PAGE:
+            break
+        offset += EXACT_PAGE
+    if not metadatas:
+        return []
+    matrix = np.vstack(blocks)
+    vector = np.asarray(query, dtype=np.float64).reshape(-1)
+    norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(vector) or 1.0)
+    distances = 1.0 - (matrix @ vector) / np.where(norms == 0.0, 1.0, norms)
+    order = np.argsort(distances, kind="stable")[:n]
+    return [(float(distances[i]), metadatas[i]) for i in order]

@@ -40,6 +40,7 @@ BACKENDS = {
     "embedders/minilm.py": {"sentence_transformers", "torch"},
     "index/chroma.py": {"chromadb", "numpy"},
     "index/memory.py": {"numpy"},
+    "index/chroma_layout.py": {"numpy"},
     "eval/store.py": {"chromadb", "numpy"},
     "eval/plots.py": {"matplotlib"},
 }
