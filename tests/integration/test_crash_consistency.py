@@ -85,8 +85,8 @@ class Figures:
             f"{self.hooked} of them at a hooked point)",
             f"  acknowledged writes: {self.acknowledged}, lost: {self.lost}",
             f"  invariant violations: {len(self.violations)}",
-            f"  visible rows a large-k past search left out (approximate HNSW; held, exactly "
-            f"right, per Chroma's metadata store): {len(self.misses)}",
+            f"  visible rows a large-k search left out (counted as violations too): "
+            f"{len(self.misses)}",
         ]
 
 
