@@ -10,21 +10,18 @@
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables import Runnable
 
-from shared_core.embedders.base import Embedder, check_vectors
-from shared_core.errors import EmbedderError, InvalidInputError, TemporalRagError
-
-_PROBE = "dimension probe"
+from shared_core.embedders.base import CallableEmbedder, Embedder
+from shared_core.errors import InvalidInputError
 
 
-class LangChainEmbedder:
+class LangChainEmbedder(CallableEmbedder):
     """A LangChain ``Embeddings`` as the core :class:`~shared_core.Embedder`.
 
     ``name`` identifies the model (an index records it and refuses another model's vectors),
@@ -41,62 +38,17 @@ class LangChainEmbedder:
                 f"is a {type(embeddings).__name__}",
                 "pass a langchain_core.embeddings.Embeddings",
             )
-        if not isinstance(name, str) or not name.strip():
-            raise InvalidInputError("name", f"is {name!r}", "name the model, e.g. 'my-model-v1'")
-        if dimension is not None and (
-            not isinstance(dimension, int) or isinstance(dimension, bool) or dimension < 1
-        ):
-            raise InvalidInputError("dimension", f"{dimension!r} is not a positive int", "e.g. 384")
+        super().__init__(
+            embeddings.embed_documents,
+            name=name,
+            dimension=dimension,
+            embed_query=embeddings.embed_query,
+            source=f"embeddings {name!r}",
+        )
         self.embeddings = embeddings
-        self._name = name
-        self._dimension = dimension
-        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"LangChainEmbedder({type(self.embeddings).__name__}, name={self._name!r})"
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def dimension(self) -> int:
-        with self._lock:
-            if self._dimension is None:
-                probe = self._call(self.embeddings.embed_query, _PROBE)
-                vector = check_vectors(
-                    [probe], count=1, dimension=_length(probe), source=self._name
-                )
-                self._dimension = len(vector[0])
-            return self._dimension
-
-    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        texts = list(texts)
-        if not texts:
-            return []
-        vectors = self._call(self.embeddings.embed_documents, texts)
-        return check_vectors(vectors, count=len(texts), dimension=self.dimension, source=self._name)
-
-    def embed_query(self, text: str) -> list[float]:
-        vector = self._call(self.embeddings.embed_query, text)
-        return check_vectors([vector], count=1, dimension=self.dimension, source=self._name)[0]
-
-    def _call(self, method: Callable[[Any], Any], argument: Any) -> Any:
-        try:
-            return method(argument)
-        except TemporalRagError:
-            raise
-        except Exception as exc:
-            raise EmbedderError(
-                f"embeddings {self._name!r} failed: {type(exc).__name__}: {exc}"
-            ) from exc
-
-
-def _length(vector: object) -> int:
-    try:
-        return len(vector)  # type: ignore[arg-type]
-    except TypeError as exc:
-        raise EmbedderError(f"the dimension probe returned a {type(vector).__name__}") from exc
+        return f"LangChainEmbedder({type(self.embeddings).__name__}, name={self.name!r})"
 
 
 class CoreEmbeddings(Embeddings):

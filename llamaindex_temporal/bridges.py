@@ -11,9 +11,7 @@
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections.abc import Callable, Sequence
-from functools import partial
+from collections.abc import Callable
 from typing import Any, Literal
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -21,14 +19,13 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.bridge.pydantic import PrivateAttr
 from llama_index.core.llms import LLM
 
-from shared_core.embedders.base import Embedder, check_vectors, embedding_call
-from shared_core.errors import EmbedderError, InvalidInputError
+from shared_core.embedders.base import CallableEmbedder, Embedder
+from shared_core.errors import InvalidInputError
 
-_PROBE = "dimension probe"
 _UNNAMED = {"", "unknown"}
 
 
-class LlamaIndexEmbedder:
+class LlamaIndexEmbedder(CallableEmbedder):
     """A LlamaIndex ``BaseEmbedding`` as the core :class:`~shared_core.Embedder`.
 
     ``name`` identifies the model (an index records it and refuses another model's vectors);
@@ -53,45 +50,17 @@ class LlamaIndexEmbedder:
             raise InvalidInputError(
                 "name", f"is {name!r}", "name the model, e.g. name='my-model-v1'"
             )
-        if dimension is not None and (
-            not isinstance(dimension, int) or isinstance(dimension, bool) or dimension < 1
-        ):
-            raise InvalidInputError("dimension", f"{dimension!r} is not a positive int", "e.g. 384")
+        super().__init__(
+            embed_model.get_text_embedding_batch,
+            name=name,
+            dimension=dimension,
+            embed_query=embed_model.get_query_embedding,
+            source=f"embed_model {name!r}",
+        )
         self.embed_model = embed_model
-        self._name = name
-        self._dimension = dimension
-        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"LlamaIndexEmbedder({type(self.embed_model).__name__}, name={self._name!r})"
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def dimension(self) -> int:
-        with self._lock:
-            if self._dimension is None:
-                probe = self._call(self.embed_model.get_query_embedding, _PROBE)
-                if not isinstance(probe, list | tuple) or not probe:
-                    raise EmbedderError(f"{self._name!r}: the dimension probe returned {probe!r}")
-                self._dimension = len(probe)
-            return self._dimension
-
-    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        texts = list(texts)
-        if not texts:
-            return []
-        vectors = self._call(self.embed_model.get_text_embedding_batch, texts)
-        return check_vectors(vectors, count=len(texts), dimension=self.dimension, source=self._name)
-
-    def embed_query(self, text: str) -> list[float]:
-        vector = self._call(self.embed_model.get_query_embedding, text)
-        return check_vectors([vector], count=1, dimension=self.dimension, source=self._name)[0]
-
-    def _call(self, method: Callable[[Any], Any], argument: Any) -> Any:
-        return embedding_call(f"embed_model {self._name!r}", partial(method, argument))
+        return f"LlamaIndexEmbedder({type(self.embed_model).__name__}, name={self.name!r})"
 
 
 class CoreEmbedding(BaseEmbedding):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Sequence, Sized
 from typing import Protocol, TypeVar, runtime_checkable
 
 from shared_core.errors import EmbedderError, InvalidInputError, TemporalRagError
@@ -43,7 +44,7 @@ def embedding_call(source: str, call: Callable[[], T]) -> T:
     except TemporalRagError:
         raise
     except Exception as exc:
-        raise EmbedderError(f"{source} failed: {exc}") from exc
+        raise EmbedderError(f"{source} failed: {type(exc).__name__}: {exc}") from exc
 
 
 def check_vectors(vectors: object, *, count: int, dimension: int, source: str) -> list[list[float]]:
@@ -73,24 +74,34 @@ def _floats(row: object) -> list[float]:
 
 
 class CallableEmbedder:
-    """Any callable mapping a list of texts to a list of vectors, as an :class:`Embedder`."""
+    """Any callable mapping a list of texts to a list of vectors, as an :class:`Embedder`.
+
+    ``dimension=None`` probes it once, lazily, by embedding one short query. Failures of the
+    callables become :class:`EmbedderError` (``source`` names them in the message); vectors are
+    checked for count, dimension and finiteness.
+    """
 
     def __init__(
         self,
         embed: Callable[[list[str]], Sequence[Sequence[float]]],
         *,
         name: str,
-        dimension: int,
+        dimension: int | None,
         embed_query: Callable[[str], Sequence[float]] | None = None,
+        source: str | None = None,
     ) -> None:
         if not isinstance(name, str) or not name.strip():
-            raise InvalidInputError("name", "is empty", "name the model, e.g. 'my-model-v1'")
-        if not isinstance(dimension, int) or isinstance(dimension, bool) or dimension < 1:
+            raise InvalidInputError("name", f"is {name!r}", "name the model, e.g. 'my-model-v1'")
+        if dimension is not None and (
+            not isinstance(dimension, int) or isinstance(dimension, bool) or dimension < 1
+        ):
             raise InvalidInputError("dimension", f"{dimension!r} is not a positive int", "e.g. 384")
         self._embed = embed
         self._embed_query = embed_query
         self._name = name
+        self._source = source or name
         self._dimension = dimension
+        self._lock = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -98,23 +109,35 @@ class CallableEmbedder:
 
     @property
     def dimension(self) -> int:
-        return self._dimension
+        with self._lock:
+            if self._dimension is None:
+                probe = self._query(_PROBE)
+                if not isinstance(probe, Sized) or not len(probe):
+                    raise EmbedderError(f"{self._source}: the dimension probe returned {probe!r}")
+                self._dimension = len(
+                    check_vectors([probe], count=1, dimension=len(probe), source=self._source)[0]
+                )
+            return self._dimension
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         texts = list(texts)
         if not texts:
             return []
-        out = embedding_call(self._name, lambda: self._embed(texts))
-        return check_vectors(out, count=len(texts), dimension=self._dimension, source=self._name)
+        out = embedding_call(self._source, lambda: self._embed(texts))
+        return check_vectors(out, count=len(texts), dimension=self.dimension, source=self._source)
 
     def embed_query(self, text: str) -> list[float]:
+        out = [self._query(text)]
+        return check_vectors(out, count=1, dimension=self.dimension, source=self._source)[0]
+
+    def _query(self, text: str) -> Sequence[float]:
         if self._embed_query is None:
-            return self.embed_documents([text])[0]
+            return embedding_call(self._source, lambda: self._embed([text])[0])
         embed_query = self._embed_query
-        out = [embedding_call(self._name, lambda: embed_query(text))]
-        return check_vectors(out, count=1, dimension=self._dimension, source=self._name)[0]
+        return embedding_call(self._source, lambda: embed_query(text))
 
 
+_PROBE = "dimension probe"
 _WORD = re.compile(r"\w+")
 
 
