@@ -4,7 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bench demo test lint format bench-ledger bench-nli bench-index bench-memory bench-embedder clean
+.PHONY: bench demo test lint format bench-ledger bench-nli bench-index bench-memory bench-embedder \
+	train-kappa eval-kappa clean
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +52,15 @@ bench-embedder: $(STAMP)  ## raw MiniLM throughput
 
 bench-nli: $(STAMP)  ## NLI detector figures: pairs/s with a tiny model, pre-filter savings
 	$(BENCH) benchmarks/bench_nli.py
+
+KAPPA_SEED ?= 13
+
+train-kappa: $(STAMP)  ## train the prose conflict detector on CPU, seeded -> shared_core/detectors/kappa_model
+	$(BIN)/python training/train_kappa.py --seed $(KAPPA_SEED) --out shared_core/detectors/kappa_model
+
+eval-kappa: $(STAMP)  ## the prose detector's P/R/F1 per pair kind on the dev and test sets, ms per set
+	mkdir -p build/kappa
+	$(BIN)/temporal-rag kappa-eval --out build/kappa/report.md --json build/kappa/figures.json
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .benchmarks

@@ -6,6 +6,7 @@ that need them.
 """
 
 from shared_core.clock import Clock, ManualClock, SystemClock
+from shared_core.detectors.kappa import KappaScorer, kappa_detector, kappa_judge
 from shared_core.detectors.key import KeyConflictDetector
 from shared_core.dominance import (
     AnyConflict,
@@ -34,11 +35,12 @@ from shared_core.ledger import (
     InMemoryLedger,
     Ledger,
     LedgerStore,
+    ProseSupersession,
     SQLiteLedger,
     StoredStatement,
     WriteResult,
 )
-from shared_core.memory import Added, Hit, ReconcileReport, TemporalMemory
+from shared_core.memory import Added, Hit, ProseJudge, ReconcileReport, TemporalMemory
 from shared_core.recency import RecencyBuffer, merge_candidates
 
 __all__ = [
@@ -65,6 +67,7 @@ __all__ = [
     "Hit",
     "InMemoryLedger",
     "IndexMatch",
+    "KappaScorer",
     "KeyConflictDetector",
     "LLMExtractor",
     "Ledger",
@@ -75,6 +78,8 @@ __all__ = [
     "NeverConflicts",
     "NoExtraction",
     "NumpyIndex",
+    "ProseJudge",
+    "ProseSupersession",
     "Reason",
     "ReasonKind",
     "RecencyBuffer",
@@ -86,6 +91,8 @@ __all__ = [
     "TemporalMemory",
     "VectorIndex",
     "WriteResult",
+    "kappa_detector",
+    "kappa_judge",
     "merge_candidates",
     "shadows_by_survivor",
     "temporal_dominance",

@@ -21,6 +21,7 @@ Rich is imported only by the functions that render, so importing this module sta
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import sys
 from collections.abc import Callable, Iterator
@@ -143,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(handler=_cmd_demo)
     _add_read_commands(commands, _shared_options())
     _add_bench_command(commands)
+    _add_kappa_command(commands)
     return parser
 
 
@@ -255,6 +257,21 @@ def _add_bench_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
         help="questions the judge's methods answer per prose dataset (default 40)",
     )
     bench.set_defaults(handler=_cmd_bench)
+
+
+def _add_kappa_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    kappa = commands.add_parser(
+        "kappa-eval",
+        help="score the prose conflict detector on the hand-written pair sets",
+        description="Precision, recall and F1 per pair kind of kappa-minilm (at the threshold "
+        "its card holds, chosen on the dev set) and of the cosine baseline (threshold chosen on "
+        "dev), on the dev and test pair sets, with the cost per pair and per 10-pair set.",
+    )
+    kappa.add_argument("--folder", metavar="DIR", help="a kappa model folder (default: shipped)")
+    kappa.add_argument("--no-baseline", action="store_true", help="skip the cosine baseline")
+    kappa.add_argument("--out", metavar="FILE", help="also write the report (markdown) here")
+    kappa.add_argument("--json", metavar="FILE", help="also write the figures (JSON) here")
+    kappa.set_defaults(handler=_cmd_kappa_eval)
 
 
 def _positive(least: int) -> Callable[[str], int]:
@@ -384,6 +401,27 @@ def _cmd_bench(args: argparse.Namespace, console: Console) -> int:
     failed = failures(results)
     if failed:
         raise CliError(f"{len(failed)} method run(s) failed: " + "; ".join(failed))
+    return EXIT_OK
+
+
+def _cmd_kappa_eval(args: argparse.Namespace, console: Console) -> int:
+    from shared_core.detectors.kappa import KappaScorer
+    from shared_core.embedders.minilm import MiniLMEmbedder
+    from shared_core.eval.kappa_eval import Scorer, cosine_scorer, run
+
+    scorer = KappaScorer(folder=args.folder)
+    scorers: list[tuple[str, Scorer, float | None]] = [
+        (scorer.name, scorer.contradiction_scores, scorer.card.threshold)
+    ]
+    if not args.no_baseline:
+        embedder = MiniLMEmbedder()
+        scorers.append(("cosine (MiniLM)", cosine_scorer(embedder.embed_documents), None))
+    text, record = run(scorers)
+    console.print(text, markup=False)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+    if args.json:
+        Path(args.json).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     return EXIT_OK
 
 

@@ -40,6 +40,9 @@ class Statement:
     valid_from: Instant
     valid_to: Instant | None  # explicit end, or None for "until the next change"
     text_key: str  # normalised text, for recognising identical statements
+    # A retraction may carry why it ends what it closes (e.g. a prose statement superseded by a
+    # judged contradiction); None: the generic RETRACTED reason of RULE_RETRACTION.
+    end_reason: Reason | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +200,8 @@ def _end_reason(following: _Piece, next_head: Statement | None) -> Reason:
     if is_gap:
         return Reason(ReasonKind.EXPIRED, cause.fact_id, RULE_VALID_TO)
     if value is None:
+        if cause.end_reason is not None:
+            return cause.end_reason
         return Reason(ReasonKind.RETRACTED, cause.fact_id, RULE_RETRACTION)
     assert next_head is not None
     return Reason(ReasonKind.SUPERSEDED, next_head.fact_id, RULE_SUPERSESSION)

@@ -1,9 +1,11 @@
-"""Conflict detectors (kappa) for Phi_T: by key, by NLI model and by LLM judge.
+"""Conflict detectors (kappa) for Phi_T: by key, by NLI model (kappa-minilm, shipped, or any
+local NLI model) and by LLM judge.
 
 All are light to import: the NLI model's libraries (transformers, torch) load on first use only,
 in :mod:`shared_core.detectors.transformers_nli`.
 """
 
+from shared_core.detectors.kappa import KappaScorer, kappa_detector, kappa_judge
 from shared_core.detectors.key import KeyConflictDetector
 from shared_core.detectors.llm import LLMConflictDetector
 from shared_core.detectors.nli import NLIConflictDetector, PairCounts, PairScorer
@@ -13,11 +15,14 @@ from shared_core.detectors.transformers_nli import TransformersNLIScorer
 __all__ = [
     "AllOf",
     "CosinePrefilter",
+    "KappaScorer",
     "KeyConflictDetector",
     "LLMConflictDetector",
     "NLIConflictDetector",
     "PairCounts",
     "PairScorer",
     "TransformersNLIScorer",
+    "kappa_detector",
+    "kappa_judge",
     "same_subject",
 ]

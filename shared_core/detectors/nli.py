@@ -43,7 +43,7 @@ from shared_core.errors import (
     TemporalRagError,
 )
 
-__all__ = ["QUERY_TEMPLATE", "NLIConflictDetector", "PairCounts", "PairScorer"]
+__all__ = ["QUERY_TEMPLATE", "NLIConflictDetector", "PairCounts", "PairScorer", "checked_scores"]
 
 #: How ``condition_on_query=True`` rewrites both texts of a pair before scoring: premise and
 #: hypothesis each become ``QUERY_TEMPLATE.format(query=query, text=text)``.
@@ -190,27 +190,32 @@ class NLIConflictDetector:
         return candidate.text
 
     def _score(self, pairs: list[tuple[str, str]]) -> list[float]:
-        try:
-            raw = self.scorer.contradiction_scores(pairs)
-        except TemporalRagError:
-            raise
-        except Exception as error:
-            message = f"{self.name}: the scorer {self.scorer!r} failed: {error}"
-            raise DetectorError(message) from error
-        scores: list[object] = list(raw)  # trust nothing a custom scorer returns
-        if len(scores) != len(pairs):
-            raise DetectorError(
-                f"{self.name}: the scorer returned {len(scores)} scores for {len(pairs)} pairs"
-            )
-        checked = []
-        for score in scores:
-            if isinstance(score, bool) or not isinstance(score, numbers.Real):
-                raise DetectorError(f"{self.name}: the scorer returned a non-number {score!r}")
-            value = float(score)  # numpy or torch scalars become floats
-            if not 0.0 <= value <= 1.0:  # also rejects NaN
-                raise DetectorError(f"{self.name}: the scorer returned {score!r}, not in [0, 1]")
-            checked.append(value)
-        return checked
+        return checked_scores(self.scorer, pairs, name=self.name)
+
+
+def checked_scores(scorer: PairScorer, pairs: list[tuple[str, str]], *, name: str) -> list[float]:
+    """``scorer``'s scores for ``pairs``, trusting nothing it returns: one number in [0, 1] per
+    pair, or a :class:`DetectorError` naming ``name`` (its own failures are translated too)."""
+    try:
+        raw = scorer.contradiction_scores(pairs)
+    except TemporalRagError:
+        raise
+    except Exception as error:
+        raise DetectorError(f"{name}: the scorer {scorer!r} failed: {error}") from error
+    scores: list[object] = list(raw)
+    if len(scores) != len(pairs):
+        raise DetectorError(
+            f"{name}: the scorer returned {len(scores)} scores for {len(pairs)} pairs"
+        )
+    checked = []
+    for score in scores:
+        if isinstance(score, bool) or not isinstance(score, numbers.Real):
+            raise DetectorError(f"{name}: the scorer returned a non-number {score!r}")
+        value = float(score)  # numpy or torch scalars become floats
+        if not 0.0 <= value <= 1.0:  # also rejects NaN
+            raise DetectorError(f"{name}: the scorer returned {score!r}, not in [0, 1]")
+        checked.append(value)
+    return checked
 
 
 def _check_template(template: object) -> None:

@@ -21,6 +21,7 @@ from shared_core.errors import (
     MissingDependencyError,
     ModelNotFoundError,
 )
+from shared_core.lazy import Lazy
 
 _GET_MODEL = (
     "put the model's files on disk first (on a machine with network access: "
@@ -68,9 +69,8 @@ class TransformersNLIScorer:
         self.batch_size = batch_size
         self.max_length = max_length
         self.contradiction_label = contradiction_label
-        self._load_lock = threading.Lock()
         self._encode_lock = threading.Lock()  # fast tokenizers are not safe to share across threads
-        self._loaded: _Loaded | None = None
+        self._lazy: Lazy[_Loaded] = Lazy(self._load_now)
 
     def __repr__(self) -> str:
         return f"TransformersNLIScorer({str(self.model)!r}, device={self.device!r})"
@@ -90,7 +90,7 @@ class TransformersNLIScorer:
         self._load()
 
     def contradiction_scores(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        checked = _check_pairs(pairs)
+        checked = check_pairs(pairs)
         if not checked:
             return []  # nothing to score: do not load a model for it
         loaded = self._load()
@@ -127,13 +127,7 @@ class TransformersNLIScorer:
         return [float(value) for value in values]
 
     def _load(self) -> _Loaded:
-        loaded = self._loaded
-        if loaded is not None:
-            return loaded
-        with self._load_lock:
-            if self._loaded is None:
-                self._loaded = self._load_now()
-            return self._loaded
+        return self._lazy.get()
 
     def _load_now(self) -> _Loaded:
         transformers, torch = _import_backend()
@@ -251,7 +245,8 @@ def _find_label(labels: dict[int, str], wanted: str, model: str | Path) -> int:
     )
 
 
-def _check_pairs(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+def check_pairs(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The pairs as a list, each checked to be a (premise, hypothesis) tuple of strings."""
     checked = []
     for index, pair in enumerate(pairs):
         if not (

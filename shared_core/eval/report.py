@@ -138,6 +138,8 @@ def markdown(results: dict[str, Any], plots: Sequence[str]) -> str:
         f"{meta['environment']['cores']} cores; wall time {meta['seconds']:.0f} s; "
         f"profile {meta['profile']}, seed {meta['seed']}, k = {meta['k']}.",
         "",
+        f"Prose detector: {meta.get('prose_detector', 'none')}.",
+        "",
         "Versions: "
         + ", ".join(f"{n} {v}" for n, v in meta["environment"]["versions"].items())
         + ".",

@@ -209,6 +209,9 @@ def _ask_bag(active: _Active, dataset: Dataset, options: RunOptions, progress: P
         return
     if dataset.score_by_evidence:
         return  # an entity is a whole conversation there: nothing to isolate
+    supports_bag = getattr(active.method, "supports_bag", None)
+    if supports_bag is not None and not supports_bag(dataset):
+        return
     asked = [q for q in dataset.questions if q.entity is not None and q.id in active.questions]
     advance = progress(f"{dataset.name}: {run.method} (bag of facts)", len(asked))
     for question in asked:

@@ -2,6 +2,7 @@
 
 from shared_core.ledger.base import Ledger, LedgerStore
 from shared_core.ledger.memory import InMemoryLedger
+from shared_core.ledger.prose import ProseSupersession
 from shared_core.ledger.records import StatementRow, StoredStatement, VersionRow
 from shared_core.ledger.results import (
     ChangeCursor,
@@ -21,6 +22,7 @@ __all__ = [
     "InMemoryLedger",
     "Ledger",
     "LedgerStore",
+    "ProseSupersession",
     "SQLiteLedger",
     "StatementRow",
     "StoredStatement",

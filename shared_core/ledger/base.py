@@ -10,14 +10,13 @@ assigns record time, runs the rules inside one transaction and applies their pla
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
-from types import MappingProxyType
-from typing import Any, Protocol, Self, runtime_checkable
+from typing import Any, Self
 
-from shared_core.clock import OPEN, Clock, Instant, SystemClock, from_instant, to_instant
+from shared_core.clock import OPEN, Clock, Instant, SystemClock, to_instant
 from shared_core.errors import (
     CardinalityConflictError,
     FactNotFoundError,
@@ -37,88 +36,31 @@ from shared_core.facts import (
     check_namespace,
     key_relation,
     key_subject,
-    metadata_from_json,
 )
-from shared_core.filters import attributes_of
+from shared_core.ledger import prose
 from shared_core.ledger.backend import Backend, FactRow, VersionQuery
+from shared_core.ledger.prose import ProseSupersession
 from shared_core.ledger.records import KIND_RETRACTION, StatementRow, VersionRow, to_fact
 from shared_core.ledger.results import (
     ChangeCursor,
     ChangeSet,
     Explanation,
     StoredVersion,
-    VersionRecord,
     WriteResult,
+)
+from shared_core.ledger.store import LedgerStore
+from shared_core.ledger.views import (
+    as_known,
+    check_input,
+    statement_fields,
+    version_record,
 )
 from shared_core.ledger.writing import Batch, Outcome, combine
 from shared_core.supersession import RULE_CORRECTION, RULE_UNDO, RULE_WITHDRAWAL
 
+__all__ = ["Ledger", "LedgerStore"]
+
 _NOW_KNOWN = OPEN - 1  # "everything recorded so far": record time never runs ahead of the clock
-
-
-@runtime_checkable
-class LedgerStore(Protocol):
-    """A bi-temporal fact ledger (see :class:`Ledger` for the semantics of each method)."""
-
-    def declare(self, relation: str, cardinality: Cardinality | str) -> None: ...
-    def cardinality(self, relation: str) -> Cardinality: ...
-    def write(self, fact: Fact) -> WriteResult: ...
-    def write_many(self, facts: Iterable[Fact]) -> list[WriteResult]: ...
-    def current(
-        self, *, namespace: str = ..., subject: str | None = ..., relation: str | None = ...
-    ) -> list[Fact]: ...
-    def as_of(
-        self,
-        *,
-        valid_at: datetime | None = ...,
-        known_at: datetime | None = ...,
-        namespace: str = ...,
-        subject: str | None = ...,
-        relation: str | None = ...,
-    ) -> list[Fact]: ...
-    def history(
-        self, subject: str, relation: str, *, namespace: str = ..., known_at: datetime | None = ...
-    ) -> list[Fact]: ...
-    def retract(
-        self,
-        subject: str,
-        relation: str,
-        object: ObjectValue | None = ...,
-        *,
-        at: datetime | None = ...,
-        namespace: str = ...,
-        text: str | None = ...,
-        recorded_at: datetime | None = ...,
-    ) -> WriteResult: ...
-    def correct(
-        self, fact_id: str, *, recorded_at: datetime | None = ..., **changes: Any
-    ) -> WriteResult: ...
-    def retire(
-        self,
-        fact_id: str,
-        *,
-        rule: str = ...,
-        by: str | None = ...,
-        recorded_at: datetime | None = ...,
-    ) -> WriteResult: ...
-    def retire_many(
-        self, fact_ids: Iterable[str], *, rule: str = ..., recorded_at: datetime | None = ...
-    ) -> list[WriteResult]: ...
-    def unretire(self, fact_id: str, *, recorded_at: datetime | None = ...) -> WriteResult: ...
-    def explain(self, fact_id: str) -> Explanation: ...
-    def get(self, fact_id: str) -> Fact: ...
-    def export(self) -> tuple[list[StatementRow], list[VersionRow]]: ...
-    def changes(self, since: ChangeCursor | None = ..., *, limit: int = ...) -> ChangeSet: ...
-    def revision(self) -> tuple[int, int]: ...
-    def versions(
-        self,
-        *,
-        row_ids: Sequence[int] = ...,
-        fact_ids: Sequence[str] = ...,
-        known_at: datetime | None = ...,
-        attributes: bool = ...,
-    ) -> list[StoredVersion]: ...
-    def close(self) -> None: ...
 
 
 class Ledger:
@@ -175,15 +117,24 @@ class Ledger:
     # ----------------------------------------------------------------- writes
     def write(self, fact: Fact) -> WriteResult:
         """Store one statement and apply the supersession rule (see :class:`Decision`)."""
-        _check_input(fact, "fact")
+        check_input(fact, "fact")
         with self._write() as batch:
             return batch.write_fact(fact)
 
-    def write_many(self, facts: Iterable[Fact]) -> list[WriteResult]:
-        """Store several statements in one transaction: all of them or, on any error, none."""
+    def write_many(
+        self, facts: Iterable[Fact], *, supersessions: Iterable[ProseSupersession] = ()
+    ) -> list[WriteResult]:
+        """Store several statements in one transaction: all of them or, on any error, none.
+
+        ``supersessions`` are judged prose edges applied after the facts in the same
+        transaction (ids may name facts of this batch or stored ones; see :meth:`supersede`;
+        an edge naming a fact of this batch that was a duplicate is skipped). A closing shows
+        in the ``closed`` of the later-valid statement's result (else the earlier one's).
+        """
         facts = list(facts)
         for index, fact in enumerate(facts):
-            _check_input(fact, f"facts[{index}]")
+            check_input(fact, f"facts[{index}]")
+        edges = prose.check_supersessions(supersessions)
         with self._write() as batch:
             batch.expect(facts)
             results = []
@@ -192,7 +143,31 @@ class Ledger:
                     results.append(batch.write_fact(fact))
                 except InvalidInputError as exc:
                     raise exc.at(f"facts[{index}]") from exc.__cause__
-            return results
+            return prose.apply_to_batch(batch, facts, results, edges) if edges else results
+
+    def supersede(
+        self,
+        older_id: str,
+        *,
+        by: str,
+        rule: str,
+        score: float | None = None,
+        recorded_at: datetime | None = None,
+    ) -> WriteResult:
+        """Close the validity of prose statement ``older_id`` because prose statement ``by``
+        makes it no longer true (according to detector ``rule``, with ``score``).
+
+        The earlier-valid of the two is closed at the later one's ``valid_from``, with
+        ``Reason(SUPERSEDED, by=<later>, rule, score)``; nothing happens (DUPLICATE) when it
+        is not valid then, either is retired, or both start together. Keyed facts are refused
+        (InvalidOperationError: the key rule supersedes them). ``unretire(older_id)`` or
+        ``unretire(result.statement_id)`` undoes it; retiring ``by`` does not (see
+        :mod:`shared_core.ledger.prose`).
+        """
+        edge = prose.ProseSupersession(older_id, by, rule, score)
+        with self._write(recorded_at) as batch:
+            applied = prose.supersede(batch, edge)
+            return batch.result(applied.outcome, applied.statement_id)
 
     def retract(
         self,
@@ -246,7 +221,7 @@ class Ledger:
             )
         with self._write(recorded_at) as batch:
             original = self._believed_assertion(fact_id)
-            fields = _statement_fields(original)
+            fields = statement_fields(original)
             fields.update(changes)
             replacement = Fact(**fields)
             reason = Reason(ReasonKind.CORRECTED, replacement.id, RULE_CORRECTION)
@@ -295,7 +270,8 @@ class Ledger:
             return results
 
     def unretire(self, fact_id: str, *, recorded_at: datetime | None = None) -> WriteResult:
-        """Undo: re-record a retired statement, or undo the retraction that ended a fact."""
+        """Undo: re-record a retired statement, or undo the retraction (or the judged prose
+        supersession) that ended a fact."""
         with self._write(recorded_at) as batch:
             rows = self._statements(fact_id)
             believed = [row for row in rows if row.believed]
@@ -325,6 +301,8 @@ class Ledger:
             outcome = batch.withdraw(retraction, reason, Decision.RESTORED)
             restored = batch.stream(row.key_id, row.stream).version_at(row.valid_from)
             return batch.result(combine([outcome], Decision.RESTORED, fact=restored), row.fact_id)
+        if end.kind is ReasonKind.SUPERSEDED and row.key_id is None:  # a judged prose edge
+            return batch.result(prose.undo(batch, row, version), row.fact_id)
         if end.kind is ReasonKind.SUPERSEDED:
             raise NotRetiredError(
                 f"fact {row.fact_id!r} was superseded by {end.by!r}; it is history, not retired. "
@@ -368,7 +346,7 @@ class Ledger:
         )
         with self._lock:
             rows = self._backend.query(query)
-        return [to_fact(*_as_known(row, query.known_at)) for row in rows]
+        return [to_fact(*as_known(row, query.known_at)) for row in rows]
 
     def history(
         self,
@@ -394,7 +372,7 @@ class Ledger:
         for row in rows:  # in row order: a fact's later records replace earlier ones
             if row[0].recorded_at < row[0].retired_at:
                 believed_once.add(row[0].fact_id)
-            version, head = _as_known(row, known)
+            version, head = as_known(row, known)
             previous = shown.get(version.fact_id)
             if previous is None or previous[0].retired_at != OPEN or version.retired_at == OPEN:
                 shown[version.fact_id] = (version, head)
@@ -462,7 +440,7 @@ class Ledger:
             )
             last_row = self._backend.last_row_id()
             at_last = self._backend.count_retired_at(last_time)
-        records = tuple(_record(row) for row in rows)
+        records = tuple(version_record(row) for row in rows)
         inserted = [r.row_id for r in records if r.row_id > since.after_row]
         if len(inserted) == limit and inserted[-1] < last_row:
             return ChangeSet(records, replace(since, after_row=inserted[-1]), more=True)
@@ -491,7 +469,8 @@ class Ledger:
             for fact_id in fact_ids:
                 rows += self._backend.versions_of_fact(fact_id)
         return [
-            StoredVersion(_record(row, attributes), to_fact(*_as_known(row, known))) for row in rows
+            StoredVersion(version_record(row, attributes), to_fact(*as_known(row, known)))
+            for row in rows
         ]
 
     # ----------------------------------------------------------------- internals
@@ -527,78 +506,3 @@ class Ledger:
                 f"fact {fact_id!r} is a retraction; undo it with unretire({fact_id!r})"
             )
         return believed[0]
-
-
-def _record(row: FactRow, attributes: bool = True) -> VersionRecord:
-    version, head = row
-    if not attributes:
-        return VersionRecord(
-            version.row_id,
-            version.fact_id,
-            version.namespace,
-            head.text,
-            version.valid_from,
-            version.valid_to,
-            version.recorded_at,
-            version.retired_at,
-        )
-    return VersionRecord(
-        row_id=version.row_id,
-        fact_id=version.fact_id,
-        namespace=version.namespace,
-        text=head.text,
-        valid_from=version.valid_from,
-        valid_to=version.valid_to,
-        recorded_at=version.recorded_at,
-        retired_at=version.retired_at,
-        attributes=MappingProxyType(
-            attributes_of(
-                head.subject,
-                head.relation,
-                head.object,
-                _metadata(head.metadata),
-                fact_id=version.fact_id,
-            )
-        ),
-    )
-
-
-def _metadata(text: str) -> Mapping[str, Any]:
-    return metadata_from_json(text) if text not in ("", "{}") else {}
-
-
-def _unretired(version: VersionRow) -> VersionRow:
-    return replace(version, retired_at=OPEN, retire_reason=None)
-
-
-def _as_known(row: FactRow, known_at: Instant) -> FactRow:
-    """A record as it stood at ``known_at``: a later retirement was not known yet."""
-    version, head = row
-    return (_unretired(version), head) if version.retired_at > known_at else row
-
-
-def _statement_fields(row: StatementRow) -> dict[str, Any]:
-    return {
-        "text": row.text,
-        "subject": row.subject,
-        "relation": row.relation,
-        "object": row.object,
-        "valid_from": from_instant(row.valid_from),
-        "valid_to": None if row.valid_to is None else from_instant(row.valid_to),
-        "namespace": row.namespace,
-        "metadata": metadata_from_json(row.metadata),
-    }
-
-
-def _check_input(fact: object, name: str) -> None:
-    if not isinstance(fact, Fact):
-        raise InvalidInputError(
-            name, f"expected a Fact, got {type(fact).__name__}", "build one with Fact(text=...)"
-        )
-    for owned in ("retired_at", "end_reason", "retire_reason"):
-        if getattr(fact, owned) is not None:
-            raise InvalidInputError(
-                f"{name}.{owned}",
-                "is set by the ledger",
-                "leave it None (use retract, correct or retire to end facts)",
-            )

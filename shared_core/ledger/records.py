@@ -41,6 +41,7 @@ class StatementRow:
     retired_at: Instant  # OPEN while believed
     retire_reason: Reason | None
     metadata: str  # JSON
+    end_reason: Reason | None = None  # a retraction's own reason for what it ends (see Statement)
 
     @property
     def believed(self) -> bool:
@@ -58,6 +59,7 @@ class StatementRow:
             self.valid_from,
             self.valid_to,
             self.text_key,
+            self.end_reason,
         )
 
     def public(self) -> StoredStatement:
@@ -75,6 +77,7 @@ class StatementRow:
             recorded_at=from_instant(self.recorded_at),
             retired_at=None if self.believed else from_instant(self.retired_at),
             retire_reason=self.retire_reason,
+            end_reason=self.end_reason,
         )
 
 
@@ -126,13 +129,14 @@ def light_statement(
     valid_from: Instant,
     valid_to: Instant | None,
     text_key: str,
+    end_reason: Reason | None = None,
 ) -> Statement:
     """The rule's view of a statement: retractions carry no value, prose its own stream value."""
     if kind == KIND_RETRACTION:
         value = None
     elif key_id is None:
         value = f"prose:{fact_id}"
-    return Statement(seq, fact_id, value, valid_from, valid_to, text_key)
+    return Statement(seq, fact_id, value, valid_from, valid_to, text_key, end_reason)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -151,6 +155,7 @@ class StoredStatement:
     recorded_at: datetime
     retired_at: datetime | None
     retire_reason: Reason | None
+    end_reason: Reason | None = None  # what a retraction records as the end of what it closes
 
 
 def _optional_datetime(value: Instant | None) -> datetime | None:

@@ -1,4 +1,4 @@
-"""The SQLite ledger's schema (version 2), the SQL of its hot paths, and its row codecs.
+"""The SQLite ledger's schema (version 3), the SQL of its hot paths, and its row codecs.
 
 Later versions add migrations here and a row to ``schema_migrations``; a file whose version is
 newer than the library's is refused (SchemaVersionError) rather than misread.
@@ -10,10 +10,10 @@ from typing import Any
 
 from shared_core.clock import OPEN
 from shared_core.facts import Reason, ReasonKind, decode_object
-from shared_core.ledger.records import StatementRow, VersionRow
-from shared_core.supersession import Version
+from shared_core.ledger.records import StatementRow, VersionRow, light_statement
+from shared_core.supersession import Statement, Version
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 APPLICATION_ID = 0x54524147  # "TRAG": marks the file as a temporal-rag ledger
 
 BELIEVED_SQL = f"retired_at = {OPEN}"
@@ -22,6 +22,12 @@ BELIEVED_SQL = f"retired_at = {OPEN}"
 RETIRED_SQL = f"retired_at < {OPEN}"
 _V2 = (  # version 2: the change feed finds retirements without a scan
     f"CREATE INDEX versions_retired ON versions (retired_at) WHERE {RETIRED_SQL}",
+)
+_V3 = (  # version 3: a retraction may carry why it ends what it closes (prose supersession)
+    "ALTER TABLE statements ADD COLUMN end_kind TEXT",
+    "ALTER TABLE statements ADD COLUMN end_by TEXT",
+    "ALTER TABLE statements ADD COLUMN end_rule TEXT",
+    "ALTER TABLE statements ADD COLUMN end_score REAL",
 )
 
 SCHEMA: tuple[str, ...] = (
@@ -68,7 +74,11 @@ SCHEMA: tuple[str, ...] = (
         retire_by TEXT,
         retire_rule TEXT,
         retire_score REAL,
-        metadata TEXT NOT NULL
+        metadata TEXT NOT NULL,
+        end_kind TEXT,
+        end_by TEXT,
+        end_rule TEXT,
+        end_score REAL
     ) STRICT""",
     "CREATE INDEX statements_fact ON statements (fact_id)",
     f"CREATE INDEX statements_stream ON statements (key_id, stream, valid_from) "
@@ -104,13 +114,13 @@ SCHEMA: tuple[str, ...] = (
     f"CREATE INDEX versions_believed ON versions (namespace, valid_to) WHERE {BELIEVED_SQL}",
     *_V2,
 )
-MIGRATIONS: dict[int, tuple[str, ...]] = {2: _V2}
+MIGRATIONS: dict[int, tuple[str, ...]] = {2: _V2, 3: _V3}
 """The statements that bring a file from the previous version to this one."""
 
 STATEMENT_COLUMNS = (
     "seq, fact_id, namespace, key_id, stream, subject, relation, object, value, kind, text, "
     "text_key, valid_from, valid_to, recorded_at, retired_at, retire_kind, retire_by, "
-    "retire_rule, retire_score, metadata"
+    "retire_rule, retire_score, metadata, end_kind, end_by, end_rule, end_score"
 )
 VERSION_COLUMNS = (
     "row_id, fact_id, head_seq, namespace, key_id, stream, value, valid_from, valid_to, "
@@ -155,7 +165,8 @@ LAST_VERSION = (
     "ORDER BY valid_from DESC LIMIT 1"
 )
 STREAM_STATEMENTS = (
-    "SELECT seq, fact_id, key_id, value, kind, valid_from, valid_to, text_key FROM statements "
+    "SELECT seq, fact_id, key_id, value, kind, valid_from, valid_to, text_key, end_kind, end_by, "
+    "end_rule, end_score FROM statements "
     f"WHERE key_id IS ? AND stream = ? AND {BELIEVED_SQL} AND valid_from >= ?"
 )
 STREAM_VERSIONS = (
@@ -196,7 +207,15 @@ def decode_statement(row: tuple[Any, ...]) -> StatementRow:
         retired_at=row[15],
         retire_reason=decode_reason(*row[16:20]),
         metadata=row[20],
+        end_reason=decode_reason(*row[21:25]),
     )
+
+
+def decode_stream_statement(row: tuple[Any, ...]) -> Statement:
+    """A row of STREAM_STATEMENTS as the rule's Statement."""
+    seq, fact_id, key_id, value, kind, valid_from, valid_to, text_key = row[:8]
+    end = decode_reason(*row[8:12])
+    return light_statement(seq, fact_id, key_id, value, kind, valid_from, valid_to, text_key, end)
 
 
 def decode_version(row: tuple[Any, ...]) -> VersionRow:

@@ -30,7 +30,7 @@ from shared_core.facts import Cardinality, FactKey, Reason, encode_object
 from shared_core.ledger import schema
 from shared_core.ledger.backend import FactRow, VersionQuery
 from shared_core.ledger.base import Ledger
-from shared_core.ledger.records import StatementRow, VersionRow, light_statement
+from shared_core.ledger.records import StatementRow, VersionRow
 from shared_core.supersession import StreamState, Version
 
 Durability = Literal["full", "normal"]
@@ -139,6 +139,8 @@ class SQLiteBackend:
             if "malformed" in message or "corrupt" in message:
                 raise LedgerCorruptError(f"ledger {self.path} is damaged: {exc}") from exc
             raise LedgerError(f"ledger {self.path}: {exc}") from exc
+        except UnicodeDecodeError as exc:  # damaged text (a name, a statement) is not UTF-8
+            raise LedgerCorruptError(f"ledger {self.path} is damaged: {exc}") from exc
 
     # ------------------------------------------------------------------ transactions
     @contextmanager
@@ -267,7 +269,7 @@ class SQLiteBackend:
         statements: list[tuple[Any, ...]], versions: list[tuple[Any, ...]], *, complete: bool
     ) -> StreamState:
         return StreamState(
-            tuple(light_statement(*row) for row in statements),
+            tuple(schema.decode_stream_statement(row) for row in statements),
             tuple(schema.decode_stream_version(row) for row in versions),
             complete=complete,
         )
@@ -302,6 +304,7 @@ class SQLiteBackend:
                 row.retired_at,
                 *reason,
                 row.metadata,
+                *schema.reason_columns(row.end_reason),
             ),
         )
 

@@ -153,6 +153,10 @@ class Batch:
             self._heads[seq] = self._backend.statement(seq)
         return self._heads[seq]
 
+    def statements_of(self, fact_id: str) -> list[StatementRow]:
+        """Every record with this fact id (this transaction's included), in record order."""
+        return self._backend.statements_of_fact(fact_id)
+
     def expect(self, facts: list[Fact]) -> None:
         """Look up in one query which of these facts' ids are already used."""
         ids = [fact.id for fact in facts]

@@ -5,10 +5,12 @@ from shared_core.memory.core import TemporalMemory
 from shared_core.memory.expansion import expand_query
 from shared_core.memory.fusion import reciprocal_rank_fusion
 from shared_core.memory.hits import Added, Hit, ReconcileReport
+from shared_core.memory.judging import ProseJudge
 
 __all__ = [
     "Added",
     "Hit",
+    "ProseJudge",
     "ReconcileReport",
     "TemporalMemory",
     "count_tokens_default",

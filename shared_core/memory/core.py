@@ -14,7 +14,7 @@ from dataclasses import replace
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 from shared_core.clock import Clock, Instant, SystemClock, to_instant
 from shared_core.dominance import Candidate, ConflictDetector
@@ -34,10 +34,12 @@ from shared_core.filters import Filter, as_filter
 from shared_core.index.base import Vector, VectorIndex
 from shared_core.index.chroma import ChromaIndex
 from shared_core.ledger.base import LedgerStore
+from shared_core.ledger.prose import ProseSupersession
 from shared_core.ledger.results import Explanation, WriteResult
 from shared_core.ledger.sqlite import Durability, SQLiteLedger
 from shared_core.memory.context import pack_context
 from shared_core.memory.hits import Added, Hit, ReconcileReport
+from shared_core.memory.judging import ProseJudge, judge_batch
 from shared_core.memory.reading import Query, Reader
 from shared_core.memory.selection import matching_statement_ids, select_facts
 from shared_core.memory.sync import IndexSync
@@ -66,9 +68,17 @@ class TemporalMemory:
         expander: Callable[[str], str] | None = None,
         recency_capacity: int = 8,
         reconcile: bool = True,
+        prose_judge: ProseJudge | None = None,
     ) -> None:
         if extractor is None:
             extractor = MetadataExtractor()
+        if prose_judge is not None and not isinstance(prose_judge, ProseJudge):
+            raise InvalidInputError(
+                "prose_judge",
+                f"is a {type(prose_judge).__name__}",
+                "pass ProseJudge(scorer=..., threshold=..., name=...) or None",
+            )
+        self.prose_judge = prose_judge
         self.ledger = ledger
         self.index = index
         self.embedder = embedder
@@ -94,9 +104,19 @@ class TemporalMemory:
         clock: Clock | None = None,
         expander: Callable[[str], str] | None = None,
         durability: Durability = "full",
+        prose_judge: ProseJudge | Literal["kappa"] | None = "kappa",
     ) -> TemporalMemory:
         """The embedded default in one folder: ``ledger.sqlite`` and a Chroma ``index/``,
-        embedded by the offline MiniLM unless another embedder is given."""
+        embedded by the offline MiniLM unless another embedder is given.
+
+        New prose is judged at write time (see :meth:`add_many`) by the shipped kappa-minilm
+        detector (``"kappa"``, the default; loaded on the first prose write), by another
+        :class:`ProseJudge`, or not at all (``None``: prose is then only judged at read time,
+        by ``search(detector=...)``)."""
+        if prose_judge == "kappa":
+            from shared_core.detectors.kappa import kappa_judge
+
+            prose_judge = kappa_judge()
         folder = Path(path)
         if folder.exists() and not folder.is_dir():
             raise InvalidInputError("path", f"{folder} is a file", "pass a folder (or a new path)")
@@ -115,6 +135,7 @@ class TemporalMemory:
                 extractor=extractor,
                 clock=clock,
                 expander=expander,
+                prose_judge=prose_judge,
             )
         except BaseException:  # e.g. EmbedderMismatchError: the caller never gets the object
             index.close()
@@ -176,7 +197,14 @@ class TemporalMemory:
     ) -> list[Added]:
         """Remember several texts (run through the extractor) or ready Facts, in one ledger
         transaction and with batched embedding: all of them are stored or, on bad input,
-        none. Returns one :class:`Added` per item, in order."""
+        none. Returns one :class:`Added` per item, in order.
+
+        With a ``prose_judge``, each new prose statement is judged against its nearest stored
+        prose and the batch's earlier prose (one scorer call per batch, see
+        :mod:`shared_core.memory.judging`); the statements it ends are closed in the same
+        transaction and show in ``Added.closed``. The index is brought up to date first
+        (IndexSyncError if it cannot be); that and a failing scorer (DetectorError) leave
+        nothing written."""
         items = list(items)
         if metadatas is not None and len(metadatas) != len(items):
             raise InvalidInputError(
@@ -200,7 +228,11 @@ class TemporalMemory:
         texts = list(dict.fromkeys(fact.text for fact in facts))
         vectors = dict(zip(texts, self._sync.embed(texts), strict=True))
         with self._lock:
-            results = self.ledger.write_many(facts)
+            edges = self._judge(facts, vectors)
+            if edges:
+                results = self.ledger.write_many(facts, supersessions=edges)
+            else:
+                results = self.ledger.write_many(facts)
             self._index_writes(vectors, results)
         return added(plans, results)
 
@@ -425,6 +457,18 @@ class TemporalMemory:
             source=source,
         )
         return list(zip(texts, vectors, strict=True))
+
+    def _judge(
+        self, facts: Sequence[Fact], vectors: Mapping[str, Vector]
+    ) -> tuple[ProseSupersession, ...]:
+        """The prose supersessions to write with ``facts`` (none without a judge or prose)."""
+        if self.prose_judge is None or all(fact.key is not None for fact in facts):
+            return ()
+        self._catch_up()  # judge against everything the ledger holds
+        now = to_instant(self.clock.now(), "clock.now()")
+        return judge_batch(
+            self.prose_judge, facts, vectors, index=self.index, ledger=self.ledger, now=now
+        )
 
     def _write(self, operation: Callable[[], WriteResult]) -> WriteResult:
         with self._lock:

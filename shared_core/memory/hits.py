@@ -41,6 +41,12 @@ class Added:
         """The ids of the versions that now carry each statement (retractions have none)."""
         return tuple(w.fact.id for w in self.writes if w.fact is not None)
 
+    @property
+    def closed(self) -> tuple[Fact, ...]:
+        """Versions these writes ended or shortened (superseded keyed values, prose that a
+        prose judge found contradicted), as they are now."""
+        return tuple(dict.fromkeys(fact for w in self.writes for fact in w.closed))
+
 
 @dataclass(frozen=True, slots=True)
 class ReconcileReport:

@@ -22,6 +22,7 @@ from shared_core.errors import (
 from shared_core.facts import Cardinality, Decision, Fact, FactStatus, ReasonKind
 from shared_core.ledger import ChangeCursor, Ledger, LedgerStore
 from tests.conformance.ledger_ops import START, Replay, operations
+from tests.conformance.prose_supersession_suite import ProseSupersessionConformance
 
 NAIVE = datetime(2020, 1, 1)  # noqa: DTZ001 - naive on purpose: it must be refused
 
@@ -45,8 +46,9 @@ def objects(facts: list[Fact]) -> list[object]:
     return [f.object for f in facts]
 
 
-class LedgerConformance:
-    """Behaviour every :class:`LedgerStore` must have (the contract of DESIGN.md)."""
+class LedgerConformance(ProseSupersessionConformance):
+    """Behaviour every :class:`LedgerStore` must have (the contract of DESIGN.md), judged prose
+    supersession included (:class:`ProseSupersessionConformance`)."""
 
     examples = 120
 

@@ -36,7 +36,7 @@ def test_a_tiny_bench_run_prints_the_table_and_writes_the_report(tmp_path: Path)
     assert code == EXIT_OK, shown
     assert "synthetic-keyed (keyed)" in shown
     assert "supersession+phi-t" in shown
-    assert "no prose detector available" in shown
+    assert "no prose detector available" not in shown
     assert {p.name for p in out.iterdir()} == {
         "report.md",
         "results.json",
@@ -54,7 +54,12 @@ def test_a_tiny_bench_run_prints_the_table_and_writes_the_report(tmp_path: Path)
     assert all(m["status"] == "ok" for m in keyed["methods"])
     ours = next(m for m in keyed["methods"] if m["method"] == "supersession+phi-t")
     assert ours["summary"]["stale_leak"]["estimate"] == 0.0
-    assert "Versions: python" in (out / "report.md").read_text()
+    prose = results["datasets"][1]
+    assert prose["name"] == "synthetic-prose"
+    assert all(m["status"] == "ok" for m in prose["methods"])
+    report = (out / "report.md").read_text()
+    assert "Versions: python" in report
+    assert "Prose detector: kappa-minilm-v1" in report
 
 
 @pytest.mark.parametrize(

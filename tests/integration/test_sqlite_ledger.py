@@ -207,6 +207,8 @@ def test_a_version_1_file_is_migrated_to_the_change_feed_index(tmp_path: Path) -
         ledger.write(lives("Lisbon", 2021))
     with sqlite3.connect(path) as conn:  # make it what version 1 wrote
         conn.execute("DROP INDEX versions_retired")
+        for column in ("end_kind", "end_by", "end_rule", "end_score"):  # added by version 3
+            conn.execute(f"ALTER TABLE statements DROP COLUMN {column}")
         conn.execute("UPDATE schema_migrations SET version = 1")
     with SQLiteLedger(path) as ledger:
         assert [f.object for f in ledger.current()] == ["Lisbon"]
@@ -221,6 +223,6 @@ def test_a_version_1_file_is_migrated_to_the_change_feed_index(tmp_path: Path) -
                 "WHERE retired_at >= 5 AND retired_at < 9223372036854775807"
             )
         )
-    assert versions == [1, SCHEMA_VERSION]
+    assert versions == list(range(1, SCHEMA_VERSION + 1))
     assert "versions_retired" in indexes
     assert "versions_retired" in plan, "the change feed must not scan the versions table"

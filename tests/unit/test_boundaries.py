@@ -32,14 +32,25 @@ PURE = [
     "filters.py",
     "extractors/base.py",
     "index/base.py",
+    "lazy.py",
 ]
 FRAMEWORKS = {"langchain", "langchain_core", "langchain_classic", "llama_index"}
-HEAVY = {"chromadb", "sentence_transformers", "transformers", "torch", "numpy", "huggingface_hub"}
+HEAVY = {
+    "chromadb",
+    "sentence_transformers",
+    "transformers",
+    "torch",
+    "numpy",
+    "huggingface_hub",
+    "safetensors",
+}
 BACKENDS = {
     "detectors/transformers_nli.py": {"transformers", "torch", "huggingface_hub"},
+    "detectors/kappa.py": {"transformers", "torch", "safetensors"},
     "embedders/minilm.py": {"sentence_transformers", "torch"},
     "index/chroma.py": {"chromadb", "numpy"},
     "index/memory.py": {"numpy"},
+    "memory/judging.py": {"numpy"},
     "index/chroma_layout.py": {"numpy"},
     "eval/store.py": {"chromadb", "numpy"},
     "eval/plots.py": {"matplotlib"},

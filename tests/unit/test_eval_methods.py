@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from shared_core import HashingEmbedder
+from shared_core.eval import methods_temporal
 from shared_core.eval.methods import (
     EmbeddingRecency,
     MultiFactor,
@@ -25,6 +26,7 @@ from shared_core.eval.methods_temporal import (
     PhiTOnly,
     Supersession,
     core_methods,
+    kappa_missing,
 )
 from shared_core.eval.model import (
     Chunk,
@@ -199,13 +201,37 @@ def test_phi_t_drops_the_superseded_keyed_chunk(store_of) -> None:  # type: igno
     assert result.shadows == 1
 
 
-def test_phi_t_is_not_run_on_prose_without_a_judge(store_of) -> None:  # type: ignore[no-untyped-def]
+def test_phi_t_runs_on_prose_with_the_shipped_detector() -> None:
     chunk = lives("old", "maria lives in berlin", "Berlin", 2019, 0, keyed=False)
     prose = dataset([chunk], track=Track.PROSE)
+    assert kappa_missing() is None
+    assert PhiTOnly().skip_reason(prose) is None
+    assert Supersession(phi_t=True).skip_reason(prose) is None
+    assert PhiTOnly(judge=lambda prompt: '{"conflicts": []}').skip_reason(prose) is None
+
+
+def test_phi_t_is_not_run_on_prose_without_any_prose_detector(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    chunk = lives("old", "maria lives in berlin", "Berlin", 2019, 0, keyed=False)
+    prose = dataset([chunk], track=Track.PROSE)
+    monkeypatch.setattr(methods_temporal, "kappa_missing", lambda: "no torch here")
     assert PhiTOnly().skip_reason(prose) == NO_PROSE_DETECTOR
     assert Supersession(phi_t=True).skip_reason(prose) == NO_PROSE_DETECTOR
     assert Supersession().skip_reason(prose) is None
     assert PhiTOnly(judge=lambda prompt: '{"conflicts": []}').skip_reason(prose) is None
+
+
+def test_bag_of_facts_mode_is_left_out_for_kappa_on_prose_only() -> None:
+    prose = dataset(
+        [lives("a", "maria lives in berlin", "Berlin", 2019, 0, keyed=False)], track=Track.PROSE
+    )
+    keyed = dataset(BASIC)
+    assert not PhiTOnly().supports_bag(prose)
+    assert PhiTOnly().supports_bag(keyed)
+    assert PhiTOnly(judge=lambda prompt: "{}").supports_bag(prose)
+    assert Supersession().supports_bag(prose)
+    assert not Supersession(phi_t=True).supports_bag(prose)
 
 
 def test_supersession_returns_only_the_current_value_and_the_past_as_of(store_of) -> None:  # type: ignore[no-untyped-def]

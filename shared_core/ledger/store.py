@@ -1,0 +1,95 @@
+"""The ledger protocol: what every bi-temporal fact ledger offers (see :class:`Ledger`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+from shared_core.facts import Cardinality, Fact, ObjectValue
+from shared_core.ledger.prose import ProseSupersession
+from shared_core.ledger.records import StatementRow, VersionRow
+from shared_core.ledger.results import (
+    ChangeCursor,
+    ChangeSet,
+    Explanation,
+    StoredVersion,
+    WriteResult,
+)
+
+
+@runtime_checkable
+class LedgerStore(Protocol):
+    """A bi-temporal fact ledger (see :class:`~shared_core.ledger.base.Ledger` for what each
+    method does)."""
+
+    def declare(self, relation: str, cardinality: Cardinality | str) -> None: ...
+    def cardinality(self, relation: str) -> Cardinality: ...
+    def write(self, fact: Fact) -> WriteResult: ...
+    def write_many(
+        self, facts: Iterable[Fact], *, supersessions: Iterable[ProseSupersession] = ...
+    ) -> list[WriteResult]: ...
+    def supersede(
+        self,
+        older_id: str,
+        *,
+        by: str,
+        rule: str,
+        score: float | None = ...,
+        recorded_at: datetime | None = ...,
+    ) -> WriteResult: ...
+    def current(
+        self, *, namespace: str = ..., subject: str | None = ..., relation: str | None = ...
+    ) -> list[Fact]: ...
+    def as_of(
+        self,
+        *,
+        valid_at: datetime | None = ...,
+        known_at: datetime | None = ...,
+        namespace: str = ...,
+        subject: str | None = ...,
+        relation: str | None = ...,
+    ) -> list[Fact]: ...
+    def history(
+        self, subject: str, relation: str, *, namespace: str = ..., known_at: datetime | None = ...
+    ) -> list[Fact]: ...
+    def retract(
+        self,
+        subject: str,
+        relation: str,
+        object: ObjectValue | None = ...,
+        *,
+        at: datetime | None = ...,
+        namespace: str = ...,
+        text: str | None = ...,
+        recorded_at: datetime | None = ...,
+    ) -> WriteResult: ...
+    def correct(
+        self, fact_id: str, *, recorded_at: datetime | None = ..., **changes: Any
+    ) -> WriteResult: ...
+    def retire(
+        self,
+        fact_id: str,
+        *,
+        rule: str = ...,
+        by: str | None = ...,
+        recorded_at: datetime | None = ...,
+    ) -> WriteResult: ...
+    def retire_many(
+        self, fact_ids: Iterable[str], *, rule: str = ..., recorded_at: datetime | None = ...
+    ) -> list[WriteResult]: ...
+    def unretire(self, fact_id: str, *, recorded_at: datetime | None = ...) -> WriteResult: ...
+    def explain(self, fact_id: str) -> Explanation: ...
+    def get(self, fact_id: str) -> Fact: ...
+    def export(self) -> tuple[list[StatementRow], list[VersionRow]]: ...
+    def changes(self, since: ChangeCursor | None = ..., *, limit: int = ...) -> ChangeSet: ...
+    def revision(self) -> tuple[int, int]: ...
+    def versions(
+        self,
+        *,
+        row_ids: Sequence[int] = ...,
+        fact_ids: Sequence[str] = ...,
+        known_at: datetime | None = ...,
+        attributes: bool = ...,
+    ) -> list[StoredVersion]: ...
+    def close(self) -> None: ...

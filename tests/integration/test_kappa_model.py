@@ -1,0 +1,223 @@
+"""The shipped prose conflict detector (kappa-minilm): offline loading, its card, its quality on
+the held-out test set, and the training script's determinism."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shared_core.detectors.kappa import (
+    CARD_FILE,
+    KAPPA_FOLDER,
+    WEIGHTS_FILE,
+    KappaScorer,
+    dequantize,
+    file_sha256,
+    kappa_detector,
+    quantize,
+)
+from shared_core.dominance import Candidate, temporal_dominance
+from shared_core.errors import DetectorError, InvalidInputError, ModelNotFoundError
+from shared_core.eval.kappa_eval import evaluate, load_pairset
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def scorer() -> KappaScorer:
+    loaded = KappaScorer()
+    loaded.load()
+    return loaded
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError(f"network access attempted: {args[:2]!r}")
+
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    return
+
+
+def test_the_model_loads_without_the_network(no_network: None) -> None:
+    fresh = KappaScorer()
+    scores = fresh.contradiction_scores(
+        [("Maria lives in Lisbon.", "Maria moved to Porto last spring.")]
+    )
+    assert len(scores) == 1
+    assert 0.0 <= scores[0] <= 1.0
+
+
+def test_the_shipped_weights_are_the_ones_the_card_describes() -> None:
+    card = json.loads((KAPPA_FOLDER / CARD_FILE).read_text())
+    assert file_sha256(KAPPA_FOLDER / WEIGHTS_FILE) == card["facts"]["weights_sha256"]
+    assert (KAPPA_FOLDER / WEIGHTS_FILE).stat().st_size < 16_000_000
+    assert 0.0 < card["threshold"] < 1.0
+    assert (KAPPA_FOLDER / "LICENSE").is_file()
+
+
+def test_the_dev_f1_of_the_card_is_reproduced(scorer: KappaScorer) -> None:
+    dev = load_pairset("dev")
+    scores = scorer.contradiction_scores([(p.older, p.newer) for p in dev])
+    report = evaluate(dev, scores, scorer.card.threshold)
+    assert report.overall.f1 == pytest.approx(scorer.card.facts["dev_f1"], abs=2e-3)
+
+
+def test_held_out_test_figures_are_the_ones_the_readme_quotes(scorer: KappaScorer) -> None:
+    """F1 0.835 on the hand-written test set (never used for training or the threshold; the
+    issue's aim of 0.90 is not met, see the README); no false alarm on unrelated pairs."""
+    test = load_pairset("test")
+    scores = scorer.contradiction_scores([(p.older, p.newer) for p in test])
+    report = evaluate(test, scores, scorer.card.threshold)
+    assert report.overall.f1 == pytest.approx(0.835, abs=0.003), report.to_dict()
+    assert report.unrelated_false_alarms == (0, 20)
+
+
+def test_scores_come_back_in_input_order_whatever_the_batching(scorer: KappaScorer) -> None:
+    pairs = [(p.older, p.newer) for p in load_pairset("dev")[:40]]
+    small = KappaScorer(batch_size=3)
+    assert small.contradiction_scores(pairs) == pytest.approx(
+        scorer.contradiction_scores(pairs), abs=1e-5
+    )
+
+
+def test_read_time_phi_t_on_prose_drops_the_contradicted_statement(scorer: KappaScorer) -> None:
+    from datetime import UTC, datetime
+
+    def at(year: int) -> datetime:
+        return datetime(year, 1, 1, tzinfo=UTC)
+
+    candidates = [
+        Candidate(id="a", text="Priya works as a nurse at the city hospital.", timestamp=at(2020)),
+        Candidate(
+            id="b",
+            text="Priya quit nursing and now teaches chemistry at a high school.",
+            timestamp=at(2023),
+        ),
+        Candidate(id="c", text="Priya has two cats called Miso and Tofu.", timestamp=at(2021)),
+    ]
+    result = temporal_dominance(candidates, kappa_detector(scorer=scorer))
+    assert [c.id for c in result.kept] == ["b", "c"]
+
+
+def test_quantisation_round_trip_is_close() -> None:
+    import torch
+
+    state = {"layer.weight": torch.randn(8, 16), "layer.bias": torch.randn(8)}
+    restored = dequantize(torch, quantize(torch, state))
+    assert torch.allclose(restored["layer.bias"], state["layer.bias"])
+    error = (restored["layer.weight"] - state["layer.weight"]).abs().max()
+    assert float(error) <= float(state["layer.weight"].abs().max()) / 127
+
+
+def test_a_folder_without_a_model_is_refused_clearly(tmp_path: Path) -> None:
+    with pytest.raises(ModelNotFoundError, match="make train-kappa"):
+        KappaScorer(folder=tmp_path)
+
+
+def test_weights_for_another_base_model_are_refused(tmp_path: Path) -> None:
+    card = json.loads((KAPPA_FOLDER / CARD_FILE).read_text())
+    card["base_sha256"] = "0" * 64
+    (tmp_path / CARD_FILE).write_text(json.dumps(card))
+    (tmp_path / WEIGHTS_FILE).write_bytes((KAPPA_FOLDER / WEIGHTS_FILE).read_bytes())
+    with pytest.raises(ModelNotFoundError, match="another copy"):
+        KappaScorer(folder=tmp_path).load()
+
+
+def test_a_damaged_card_is_a_detector_error(tmp_path: Path) -> None:
+    (tmp_path / CARD_FILE).write_text("{not json")
+    with pytest.raises(DetectorError, match="kappa card"):
+        KappaScorer(folder=tmp_path)
+
+
+def test_bad_options_name_the_field() -> None:
+    with pytest.raises(InvalidInputError, match="batch_size"):
+        KappaScorer(batch_size=0)
+    with pytest.raises(InvalidInputError, match=r"pairs\[0\]"):
+        KappaScorer().contradiction_scores([("only one",)])  # type: ignore[list-item]
+
+
+def test_training_is_deterministic_for_a_seed(tmp_path: Path) -> None:
+    """Two tiny runs of the training script with the same seed write identical weights."""
+    hashes = []
+    for run in ("a", "b"):
+        out = tmp_path / run
+        subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "training" / "train_kappa.py"),
+                "--count=96",
+                "--seed=5",
+                "--quiet",
+                f"--out={out}",
+            ],
+            check=True,
+            capture_output=True,
+            cwd=ROOT,
+        )
+        hashes.append(json.loads((out / CARD_FILE).read_text())["facts"]["weights_sha256"])
+        assert file_sha256(out / WEIGHTS_FILE) == hashes[-1]
+    assert hashes[0] == hashes[1]
+
+
+def test_open_judges_prose_at_write_time_with_kappa_by_default(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from shared_core import TemporalMemory
+    from shared_core.facts import ReasonKind
+
+    def at(year: int) -> datetime:
+        return datetime(year, 1, 1, tzinfo=UTC)
+
+    with TemporalMemory.open(tmp_path / "memory") as memory:
+        old = memory.add("Anika Quintero works for Lumen Games.", valid_from=at(2021))
+        memory.add("Anika Quintero has two cats, Miso and Tofu.", valid_from=at(2022))
+        new = memory.add(
+            "Anika Quintero left Lumen Games and now works at Harborview Logistics.",
+            valid_from=at(2023),
+        )
+        now = [h.fact.text for h in memory.search("Where does Anika work?", k=5)]
+        then = [
+            h.fact.text for h in memory.search("Where does Anika work?", k=5, valid_at=at(2022))
+        ]
+        old_id = old.writes[0].statement_id
+        reason = memory.explain(old_id)
+    assert "Anika Quintero works for Lumen Games." not in now
+    assert "Anika Quintero has two cats, Miso and Tofu." in now
+    assert "Anika Quintero works for Lumen Games." in then
+    assert [c.id for c in new.closed] == [old_id]
+    why = reason.reason
+    assert why is not None
+    assert why.kind is ReasonKind.SUPERSEDED
+    assert why.by == new.writes[0].statement_id
+    assert why.rule == "kappa-minilm-v1"
+    assert why.score is not None
+    assert why.score >= KappaScorer().card.threshold
+
+
+def test_without_a_prose_judge_prose_is_only_judged_at_read_time(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from shared_core import TemporalMemory
+
+    texts = [
+        "Anika Quintero works for Lumen Games.",
+        "Anika Quintero left Lumen Games and now works at Harborview Logistics.",
+    ]
+    with TemporalMemory.open(tmp_path / "memory", prose_judge=None) as memory:
+        for year, text in zip((2021, 2023), texts, strict=True):
+            memory.add(text, valid_from=datetime(year, 1, 1, tzinfo=UTC))
+        plain = {h.fact.text for h in memory.search("Where does Anika work?", k=5)}
+        judged = memory.search("Where does Anika work?", k=5, detector=kappa_detector())
+    assert plain == set(texts)
+    assert [h.fact.text for h in judged] == texts[1:]
+    assert [s.candidate.text for s in judged[0].shadows] == texts[:1]
