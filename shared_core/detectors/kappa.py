@@ -115,7 +115,7 @@ class KappaScorer:
         self.device = device
         self.batch_size = batch_size
         self._encode_lock = threading.Lock()
-        self._lazy: Lazy[_Loaded] = Lazy(self._load_now)
+        self._lazy: Lazy[_Loaded] = Lazy(lambda: self._load_now())  # late-bound for tests
 
     def __repr__(self) -> str:
         return f"KappaScorer({self.card.name!r})"
@@ -237,7 +237,8 @@ def import_backend() -> tuple[Any, Any, Any]:
     except ImportError as exc:
         raise MissingDependencyError(
             f"the kappa detector needs torch, transformers and safetensors ({exc}); install the "
-            f"`embedded` extra: {_INSTALL}"
+            f"`embedded` extra ({_INSTALL}), or open the memory with prose_judge=None to judge "
+            "prose at read time only"
         ) from exc
     return torch, transformers, safetensors_torch
 

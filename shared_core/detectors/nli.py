@@ -197,12 +197,11 @@ def checked_scores(scorer: PairScorer, pairs: list[tuple[str, str]], *, name: st
     """``scorer``'s scores for ``pairs``, trusting nothing it returns: one number in [0, 1] per
     pair, or a :class:`DetectorError` naming ``name`` (its own failures are translated too)."""
     try:
-        raw = scorer.contradiction_scores(pairs)
+        scores: list[object] = list(scorer.contradiction_scores(pairs))  # e.g. None: not a list
     except TemporalRagError:
         raise
     except Exception as error:
         raise DetectorError(f"{name}: the scorer {scorer!r} failed: {error}") from error
-    scores: list[object] = list(raw)
     if len(scores) != len(pairs):
         raise DetectorError(
             f"{name}: the scorer returned {len(scores)} scores for {len(pairs)} pairs"

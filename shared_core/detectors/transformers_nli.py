@@ -70,7 +70,7 @@ class TransformersNLIScorer:
         self.max_length = max_length
         self.contradiction_label = contradiction_label
         self._encode_lock = threading.Lock()  # fast tokenizers are not safe to share across threads
-        self._lazy: Lazy[_Loaded] = Lazy(self._load_now)
+        self._lazy: Lazy[_Loaded] = Lazy(lambda: self._load_now())  # late-bound for tests
 
     def __repr__(self) -> str:
         return f"TransformersNLIScorer({str(self.model)!r}, device={self.device!r})"

@@ -72,7 +72,7 @@ class MiniLMEmbedder:
         else:
             self._name = f"local/{self._path.name}"
         self._encode_lock = threading.Lock()
-        self._lazy: Lazy[_Loaded] = Lazy(self._load_now)
+        self._lazy: Lazy[_Loaded] = Lazy(lambda: self._load_now())  # late-bound for tests
 
     def __repr__(self) -> str:
         return f"MiniLMEmbedder(name={self._name!r}, device={self.device!r})"

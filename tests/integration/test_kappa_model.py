@@ -221,3 +221,21 @@ def test_without_a_prose_judge_prose_is_only_judged_at_read_time(tmp_path: Path)
     assert plain == set(texts)
     assert [h.fact.text for h in judged] == texts[1:]
     assert [s.candidate.text for s in judged[0].shadows] == texts[:1]
+
+
+def test_a_missing_torch_names_the_extra_and_the_way_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    from shared_core.detectors import kappa
+    from shared_core.errors import MissingDependencyError
+
+    real = importlib.import_module
+
+    def without_torch(name: str, *args: Any) -> Any:
+        if name == "torch":
+            raise ImportError("No module named 'torch'")
+        return real(name, *args)
+
+    monkeypatch.setattr(kappa.importlib, "import_module", without_torch)
+    with pytest.raises(MissingDependencyError, match=r"embedded.*prose_judge=None"):
+        KappaScorer().contradiction_scores([("a b c", "d e f")])
