@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from shared_core.detectors.nli import NLIConflictDetector
 from shared_core.detectors.prefilters import PairFilter, Prefilter
-from shared_core.detectors.transformers_nli import check_pairs
+from shared_core.detectors.transformers_nli import check_pairs, score_in_batches
 from shared_core.errors import (
     DetectorError,
     InvalidInputError,
@@ -132,17 +132,10 @@ class KappaScorer:
         checked = check_pairs(pairs)
         if not checked:
             return []
-        self._load()
-        order = sorted(range(len(checked)), key=lambda i: len(checked[i][0]) + len(checked[i][1]))
-        scores = [0.0] * len(checked)
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start : start + self.batch_size]
-            for index, value in zip(batch, self._score([checked[i] for i in batch]), strict=True):
-                scores[index] = value
-        return scores
-
-    def _score(self, pairs: list[tuple[str, str]]) -> list[float]:
         loaded = self._load()
+        return score_in_batches(checked, self.batch_size, lambda b: self._score(loaded, b))
+
+    def _score(self, loaded: _Loaded, pairs: list[tuple[str, str]]) -> list[float]:
         try:
             with self._encode_lock:
                 encoded = loaded.tokenizer(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -94,14 +94,9 @@ class TransformersNLIScorer:
         if not checked:
             return []  # nothing to score: do not load a model for it
         loaded = self._load()
-        order = sorted(range(len(checked)), key=lambda i: len(checked[i][0]) + len(checked[i][1]))
-        scores = [0.0] * len(checked)
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start : start + self.batch_size]
-            probabilities = self._score_batch(loaded, [checked[i] for i in batch])
-            for index, probability in zip(batch, probabilities, strict=True):
-                scores[index] = probability
-        return scores
+        return score_in_batches(
+            checked, self.batch_size, lambda batch: self._score_batch(loaded, batch)
+        )
 
     def _score_batch(self, loaded: _Loaded, pairs: list[tuple[str, str]]) -> list[float]:
         premises = [premise for premise, _ in pairs]
@@ -243,6 +238,22 @@ def _find_label(labels: dict[int, str], wanted: str, model: str | Path) -> int:
         "use an NLI sequence-classification model (entailment/neutral/contradiction), or name "
         "its contradiction label with contradiction_label=",
     )
+
+
+def score_in_batches(
+    pairs: list[tuple[str, str]],
+    batch_size: int,
+    score_batch: Callable[[list[tuple[str, str]]], list[float]],
+) -> list[float]:
+    """``score_batch`` over batches of ``batch_size`` pairs sorted by length (less padding),
+    the scores put back in input order."""
+    order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+    scores = [0.0] * len(pairs)
+    for start in range(0, len(order), batch_size):
+        batch = order[start : start + batch_size]
+        for index, value in zip(batch, score_batch([pairs[i] for i in batch]), strict=True):
+            scores[index] = value
+    return scores
 
 
 def check_pairs(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:

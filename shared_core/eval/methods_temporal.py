@@ -70,6 +70,11 @@ def kappa_for(shared: SharedStore) -> KappaScorer:
     return shared.resource(KAPPA_RESOURCE, KappaScorer, lambda _: None)
 
 
+def read_time_kappa(shared: SharedStore, judge: Judge | None) -> KappaScorer | None:
+    """kappa for Phi_T on prose: None when an LLM judge is given or kappa cannot run here."""
+    return None if judge is not None or kappa_missing() else kappa_for(shared)
+
+
 def detector_for(
     dataset: Dataset, judge: Judge | None, kappa: KappaScorer | None = None
 ) -> ConflictDetector | None:
@@ -143,8 +148,7 @@ class PhiTOnly(StoreMethod):
 
     def ingest(self, dataset: Dataset, shared: SharedStore) -> None:
         super().ingest(dataset, shared)
-        kappa = None if self.judge is not None or kappa_missing() else kappa_for(shared)
-        self.detector = detector_for(dataset, self.judge, kappa)
+        self.detector = detector_for(dataset, self.judge, read_time_kappa(shared, self.judge))
         self._candidates = [candidate(chunk) for chunk in shared.chunks]
 
     def retrieve(self, question: Question, k: int, *, now: datetime) -> Retrieved:
@@ -239,7 +243,7 @@ class Supersession:
         )
         self._shared, self._memory = shared, built.memory
         self.ingest_seconds = built.seconds
-        kappa = None if self.judge is not None or kappa_missing() else kappa_for(shared)
+        kappa = read_time_kappa(shared, self.judge)
         self.detector = detector_for(dataset, self.judge, kappa) if self.phi_t else None
 
     def retrieve(self, question: Question, k: int, *, now: datetime) -> Retrieved:

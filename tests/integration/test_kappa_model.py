@@ -239,3 +239,24 @@ def test_a_missing_torch_names_the_extra_and_the_way_out(monkeypatch: pytest.Mon
     monkeypatch.setattr(kappa.importlib, "import_module", without_torch)
     with pytest.raises(MissingDependencyError, match=r"embedded.*prose_judge=None"):
         KappaScorer().contradiction_scores([("a b c", "d e f")])
+
+
+def test_swapped_negatives_add_the_order_free_kinds_read_backwards() -> None:
+    import importlib.util
+
+    from shared_core.eval.kappa_pairs import LabelledPair
+
+    spec = importlib.util.spec_from_file_location(
+        "train_kappa", ROOT / "training" / "train_kappa.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    change = LabelledPair("a", "b", 1, "explicit_change", "f")
+    paraphrase = LabelledPair("c", "d", 0, "paraphrase", "f")
+    assert module.with_swapped_negatives([change, paraphrase]) == [
+        change,
+        paraphrase,
+        LabelledPair("d", "c", 0, "paraphrase", "f"),
+    ]

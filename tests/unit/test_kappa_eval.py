@@ -12,6 +12,7 @@ import pytest
 from shared_core.errors import InvalidInputError
 from shared_core.eval.kappa_eval import (
     POSITIVE_KINDS,
+    best_prefilter,
     best_threshold,
     cosine_scorer,
     evaluate,
@@ -148,3 +149,11 @@ def test_run_chooses_a_missing_threshold_on_dev_and_reports_both_splits() -> Non
     text, record = run([("constant", by_kind, None)], timed=False)
     assert set(record["constant"]) == {"dev", "test"}
     assert "constant on test" in text
+
+
+def test_the_prefilter_is_the_highest_cosine_that_keeps_the_best_f1() -> None:
+    pairs = [pair("explicit_change", 1, "a"), pair("paraphrase", 0, "b")]
+    scores = [0.9, 0.9]  # the model alone flags both
+    cosines = [0.6, 0.2]  # the false alarm is far in embedding space
+    assert best_prefilter(pairs, scores, cosines, threshold=0.5) == 0.6
+    assert best_prefilter(pairs, [0.9, 0.1], [0.0, 0.0], threshold=0.5) == 0.0

@@ -683,3 +683,17 @@ def test_tiny_model_config_is_what_the_test_says(tiny_model: Path) -> None:
     assert config["hidden_size"] == 32
     assert config["num_hidden_layers"] == 1
     assert {int(k): v for k, v in config["id2label"].items()} == NLI_LABELS
+
+
+def test_batches_are_sorted_by_length_and_scores_come_back_in_input_order() -> None:
+    from shared_core.detectors.transformers_nli import score_in_batches
+
+    pairs = [("a" * n, "b") for n in (5, 1, 3, 2, 4)]
+    seen: list[list[int]] = []
+
+    def score(batch: list[tuple[str, str]]) -> list[float]:
+        seen.append([len(older) for older, _ in batch])
+        return [len(older) / 10 for older, _ in batch]
+
+    assert score_in_batches(pairs, 2, score) == [0.5, 0.1, 0.3, 0.2, 0.4]
+    assert seen == [[1, 2], [3, 4], [5]]
