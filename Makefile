@@ -3,21 +3,26 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Evaluation data (SituatedQA, LoCoMo) lives outside the repository; the tests and the benchmark
+# find it through TEMPORAL_RAG_DATA / --data-dir, and skip what is absent.
+DATA_DIR ?= ../shared/data
 
 .PHONY: bench demo test lint format bench-ledger bench-nli bench-index bench-memory bench-embedder \
 	train-kappa eval-kappa clean
 
-$(STAMP): pyproject.toml Makefile
+$(STAMP): pyproject.toml benchmarks/pyproject.toml training/pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=25.1"
 	# torch first, pinned: 2.13.0 is the CPU build on this machine's disk; any other version (or an
 	# unpinned torch pulled in by transformers) would download a multi-GB CUDA build.
 	$(BIN)/python -m pip install --quiet "torch==2.13.0"
-	$(BIN)/python -m pip install --quiet -e ".[all]" --group dev
+	# the core and its adapters (the wheel users get), then the benchmark and the training pipeline,
+	# two distributions of this repository that are not part of that wheel
+	$(BIN)/python -m pip install --quiet -e ".[all]" -e ./benchmarks -e ./training --group dev
 	touch $(STAMP)
 
 bench: $(STAMP)  ## the main job: the quick benchmark on the embedded default stack -> build/bench/
-	$(BIN)/temporal-rag bench --profile quick --out build/bench
+	$(BIN)/temporal-rag bench --profile quick --out build/bench --data-dir $(DATA_DIR)
 
 demo: $(STAMP)  ## a changing timeline in an embedded ledger
 	rm -f build/demo-ledger.sqlite build/demo-ledger.sqlite-wal build/demo-ledger.sqlite-shm
@@ -25,7 +30,7 @@ demo: $(STAMP)  ## a changing timeline in an embedded ledger
 	$(BIN)/temporal-rag demo --ledger build/demo-ledger.sqlite
 
 test: $(STAMP)  ## every test, benchmarks included as smoke runs (no timing asserted)
-	$(BIN)/python -m pytest --benchmark-disable
+	TEMPORAL_RAG_DATA=$(DATA_DIR) $(BIN)/python -m pytest --benchmark-disable
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -56,7 +61,7 @@ bench-nli: $(STAMP)  ## NLI detector figures: pairs/s with a tiny model, pre-fil
 KAPPA_SEED ?= 13
 
 train-kappa: $(STAMP)  ## train the prose conflict detector on CPU, seeded -> shared_core/detectors/kappa_model
-	$(BIN)/python training/train_kappa.py --seed $(KAPPA_SEED) --out shared_core/detectors/kappa_model
+	$(BIN)/python -m temporal_rag_training.train --seed $(KAPPA_SEED) --out shared_core/detectors/kappa_model
 
 eval-kappa: $(STAMP)  ## the prose detector's P/R/F1 per pair kind on the dev and test sets, ms per set
 	mkdir -p build/kappa

@@ -105,7 +105,9 @@ def _build_plain(path: Path, records: list[VersionRecord], vectors: Any) -> Any:
     """One plain collection of every record, as a naive single-collection design keeps them."""
     client = chroma._persistent_client(path)
     plain = client.create_collection(
-        "plain", configuration={"hnsw": {"space": "cosine"}}, embedding_function=chroma._ef()
+        "plain",
+        configuration={"hnsw": {"space": "cosine"}},
+        embedding_function=chroma.precomputed_embedding_function(),
     )
     step = min(client.get_max_batch_size(), chroma.PAGE)
     for start in range(0, len(records), step):

@@ -32,7 +32,7 @@ import torch
 
 from benchmarks.reporting import Timed, median_seconds
 from shared_core.detectors import (
-    AllOf,
+    AllPrefilters,
     CosinePrefilter,
     NLIConflictDetector,
     TransformersNLIScorer,
@@ -126,7 +126,7 @@ PREFILTERS: dict[str, Prefilter | PairFilter | None] = {
     "same_subject": same_subject,
     **{f"cosine>={t}": CosinePrefilter(lexical_embed, t) for t in COSINE_THRESHOLDS},
     **{
-        f"same_subject+cosine>={t}": AllOf(same_subject, CosinePrefilter(lexical_embed, t))
+        f"same_subject+cosine>={t}": AllPrefilters(same_subject, CosinePrefilter(lexical_embed, t))
         for t in COSINE_THRESHOLDS
     },
 }

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Any, Unpack
 
 from langchain_core.callbacks import (
     AsyncCallbackManagerForRetrieverRun,
@@ -12,100 +12,83 @@ from langchain_core.callbacks import (
 )
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import AwareDatetime, ConfigDict, Field, SkipValidation, field_validator
+from pydantic import ConfigDict, Field, InstanceOf, model_validator
 
-from langchain_temporal._shadows import SHADOWS_KEY, iso, shadow_entry
-from shared_core.dominance import ConflictDetector
-from shared_core.errors import InvalidInputError
-from shared_core.facts import DEFAULT_NAMESPACE, thaw_metadata
-from shared_core.filters import Filter, as_filter
-from shared_core.memory import Hit, TemporalMemory
+from langchain_temporal.documents import checked_documents, hit_document
+from shared_core.adapter_toolkit import read_times, search_changes
+from shared_core.memory import SearchChanges, SearchOptions, TemporalMemory
+from shared_core.memory.options import OPTION_NAMES
+
+DEFAULT_K = 4
+"""LangChain retrievers return four documents unless told otherwise."""
 
 
 class TemporalRetriever(BaseRetriever):
     """The ``k`` facts of a :class:`~shared_core.TemporalMemory` nearest to the query that are
     valid at ``valid_at`` as known at ``known_at`` (both default to now: the current state).
 
-    Fields (keyword only): ``memory``, ``k`` (default 4), ``namespace``, ``valid_at``,
-    ``known_at``, ``detector`` (Phi_T over the candidates; ``None``: no read-time filter),
-    ``include_history``, ``use_recency_buffer``, ``expand`` (LLM query rewrites; needs the
-    memory's ``expander``, e.g. ``text_llm(chat_model)``) and ``where`` (a metadata filter:
-    ``shared_core.filters.where(...)`` or a dict of field -> value); they mean what they mean in
-    ``TemporalMemory.search``, which does all the work. ``invoke(query, k=..., valid_at=...)``
-    takes any of them as a keyword to override it for one call (``None`` keeps the field;
-    ``where={}`` drops the field's filter).
+    Fields (keyword only): ``memory`` and ``search_options``, a
+    :class:`~shared_core.memory.SearchOptions` (default: ``k=4``, the current state). Every
+    search option may also be given on its own, ``TemporalRetriever(memory=m, k=3,
+    valid_at=...)``, and ``invoke(query, k=..., valid_at=...)`` takes any of them as a keyword
+    to change it for one call (``None`` keeps the field; ``where={}`` drops the field's
+    filter). Times may be aware datetimes, ISO-8601 strings with an offset or epoch seconds.
+    ``expand`` needs the memory's ``expander`` (e.g. ``text_llm(chat_model)``). Writes
+    (:meth:`add_documents`) go to ``search_options.namespace``.
 
     Each Document's ``page_content`` is the fact's text and ``id`` its fact id. Its
-    ``metadata`` holds the fact's own metadata, then (these win on a clash): ``id``,
+    ``metadata`` holds the fact's own metadata, then (these win on a clash) ``fact_id``,
     ``subject``, ``relation``, ``object`` (``None`` for prose), ``valid_from``, ``valid_to``,
     ``recorded_at`` (ISO-8601 strings; ``None`` is an open end), ``status`` (``"current"``,
-    ``"superseded"``, ...), ``score`` (cosine similarity to the query), ``namespace``,
-    ``from_buffer`` (added by the recency buffer) and ``shadows``: a list with one dict per
-    candidate Phi_T removed because of this document (``id``, ``text``, ``timestamp``,
-    ``namespace``, ``dominated_by``, ``detector``, ``score``); empty without a ``detector``.
+    ``"superseded"``, ...), ``namespace``, ``score`` (cosine similarity to the query),
+    ``from_buffer`` (added by the recency buffer) and ``shadows``: one dict per candidate
+    Phi_T removed because of this document (see :mod:`shared_core.adapter_toolkit`); empty
+    without a ``detector``.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
-    memory: TemporalMemory
-    k: Annotated[int, Field(strict=True, gt=0)] = 4
-    namespace: str = DEFAULT_NAMESPACE
-    valid_at: AwareDatetime | None = None
-    known_at: AwareDatetime | None = None
-    detector: ConflictDetector | None = None
-    include_history: bool = False
-    use_recency_buffer: bool = False
-    expand: Annotated[int, Field(strict=True, ge=0)] = 0
-    where: SkipValidation[Filter | Mapping[str, Any] | None] = None
+    memory: InstanceOf[TemporalMemory]
+    search_options: InstanceOf[SearchOptions] = Field(
+        default_factory=lambda: SearchOptions(k=DEFAULT_K)
+    )
 
-    @field_validator("where", mode="before")
+    @model_validator(mode="before")
     @classmethod
-    def _filter(cls, value: Any) -> Filter | None:
-        return as_filter(value)  # checked now; InvalidInputError names what is wrong
+    def _gather_search_options(cls, data: Any) -> Any:
+        """Search options given one by one join ``search_options`` (checked now, so that a
+        bad one is a ValidationError naming it)."""
+        if not isinstance(data, dict):
+            return data
+        given = {name: data[name] for name in OPTION_NAMES if name in data}
+        if not given:
+            return data
+        rest = {key: value for key, value in data.items() if key not in given}
+        base = rest.get("search_options", SearchOptions(k=DEFAULT_K))
+        if not isinstance(base, SearchOptions):
+            return data  # pydantic reports the wrong type
+        changes = search_changes(given, allowed=OPTION_NAMES, call="TemporalRetriever")
+        return {**rest, "search_options": base.merged(**changes)}
 
     def _get_relevant_documents(
         self,
         query: str,
         *,
         run_manager: CallbackManagerForRetrieverRun,
-        k: int | None = None,
-        valid_at: datetime | None = None,
-        known_at: datetime | None = None,
-        namespace: str | None = None,
-        detector: ConflictDetector | None = None,
-        include_history: bool | None = None,
-        use_recency_buffer: bool | None = None,
-        expand: int | None = None,
-        where: Filter | Mapping[str, Any] | None = None,
+        **changes: Unpack[SearchChanges],
     ) -> list[Document]:
-        options = self._options(
-            k=k, valid_at=valid_at, known_at=known_at, namespace=namespace, detector=detector,
-            include_history=include_history, use_recency_buffer=use_recency_buffer, expand=expand,
-            where=where,
-        )  # fmt: skip
-        return [hit_document(hit) for hit in self.memory.search(query, **options)]
+        hits = self.memory.search(query, self.search_options, **read_times(changes))
+        return [hit_document(hit) for hit in hits]
 
     async def _aget_relevant_documents(
         self,
         query: str,
         *,
         run_manager: AsyncCallbackManagerForRetrieverRun,
-        k: int | None = None,
-        valid_at: datetime | None = None,
-        known_at: datetime | None = None,
-        namespace: str | None = None,
-        detector: ConflictDetector | None = None,
-        include_history: bool | None = None,
-        use_recency_buffer: bool | None = None,
-        expand: int | None = None,
-        where: Filter | Mapping[str, Any] | None = None,
+        **changes: Unpack[SearchChanges],
     ) -> list[Document]:
-        options = self._options(
-            k=k, valid_at=valid_at, known_at=known_at, namespace=namespace, detector=detector,
-            include_history=include_history, use_recency_buffer=use_recency_buffer, expand=expand,
-            where=where,
-        )  # fmt: skip
-        return [hit_document(hit) for hit in await self.memory.asearch(query, **options)]
+        hits = await self.memory.asearch(query, self.search_options, **read_times(changes))
+        return [hit_document(hit) for hit in hits]
 
     def add_documents(
         self,
@@ -127,7 +110,7 @@ class TemporalRetriever(BaseRetriever):
         added = self.memory.add_many(
             texts,
             metadatas=metadatas,
-            namespace=self.namespace if namespace is None else namespace,
+            namespace=self.search_options.namespace if namespace is None else namespace,
             valid_from=valid_from,
         )
         return [fact_id for item in added for fact_id in item.fact_ids]
@@ -144,51 +127,12 @@ class TemporalRetriever(BaseRetriever):
         added = await self.memory.aadd_many(
             texts,
             metadatas=metadatas,
-            namespace=self.namespace if namespace is None else namespace,
+            namespace=self.search_options.namespace if namespace is None else namespace,
             valid_from=valid_from,
         )
         return [fact_id for item in added for fact_id in item.fact_ids]
 
-    def _options(self, **overrides: Any) -> dict[str, Any]:
-        """The keyword arguments of ``TemporalMemory.search``: the call's, else the fields."""
-        return {
-            name: getattr(self, name) if value is None else value
-            for name, value in overrides.items()
-        }
-
-
-def hit_document(hit: Hit) -> Document:
-    """One search hit as a Document (see :class:`TemporalRetriever` for the metadata)."""
-    fact = hit.fact
-    metadata: dict[str, Any] = {
-        **thaw_metadata(fact.metadata),
-        "id": fact.id,
-        "subject": fact.subject,
-        "relation": fact.relation,
-        "object": fact.object,
-        "valid_from": iso(fact.valid_from),
-        "valid_to": iso(fact.valid_to),
-        "recorded_at": iso(fact.recorded_at),
-        "status": str(fact.status),
-        "score": hit.score,
-        "namespace": fact.namespace,
-        "from_buffer": hit.from_buffer,
-        SHADOWS_KEY: [
-            shadow_entry(s, id=s.candidate.id, dominated_by=s.dominated_by) for s in hit.shadows
-        ],
-    }
-    return Document(page_content=fact.text, metadata=metadata, id=fact.id)
-
 
 def _unpack(documents: Sequence[Document]) -> tuple[list[str], list[dict[str, Any]]]:
-    texts, metadatas = [], []
-    for index, document in enumerate(documents):
-        if not isinstance(document, Document):
-            raise InvalidInputError(
-                f"documents[{index}]",
-                f"is a {type(document).__name__}",
-                "pass langchain_core.documents.Document objects",
-            )
-        texts.append(document.page_content)
-        metadatas.append(dict(document.metadata))
-    return texts, metadatas
+    checked = checked_documents(documents)
+    return [d.page_content for d in checked], [dict(d.metadata) for d in checked]

@@ -4,14 +4,14 @@ A node is written as its text (``MetadataMode.NONE``) and its metadata, plus two
 fields: ``node_id`` (the node's id) and ``ref_doc_id`` (its source document's id; a node
 without a source is its own document). A fact comes back as a ``TextNode`` whose id is that
 node id (the fact id for facts written without the store) and whose metadata holds the fact's
-metadata and, winning on a clash, the fields of :data:`FACT_FIELDS`.
+metadata and, winning on a clash, the fields of :data:`NODE_FIELDS` (the core's
+:mod:`shared_core.adapter_toolkit` decides them, as it does for LangChain's Documents).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 from typing import Any
 
 from llama_index.core.schema import (
@@ -22,29 +22,16 @@ from llama_index.core.schema import (
     TextNode,
 )
 
-from shared_core.dominance import Shadow
+from shared_core.adapter_toolkit import FACT_FIELDS, HIT_FIELDS, fact_metadata, hit_metadata
 from shared_core.errors import InvalidInputError
-from shared_core.facts import Fact, freeze_metadata, thaw_metadata
+from shared_core.facts import Fact, freeze_metadata
 from shared_core.memory import Hit
 
 NODE_ID = "node_id"
 REF_DOC_ID = "ref_doc_id"
-FACT_ID = "fact_id"
-SHADOWS = "shadows"
-#: What a returned node's metadata holds besides the fact's own metadata.
-FACT_FIELDS = (
-    FACT_ID,
-    NODE_ID,
-    REF_DOC_ID,
-    "subject",
-    "relation",
-    "object",
-    "valid_from",
-    "valid_to",
-    "recorded_at",
-    "status",
-    "namespace",
-)
+NODE_FIELDS = (*FACT_FIELDS, NODE_ID, REF_DOC_ID)
+"""What a returned node's metadata holds besides the fact's own metadata (and, for a search
+hit, :data:`~shared_core.adapter_toolkit.HIT_FIELDS`)."""
 #: Shown to the LLM and the embedder besides the text: when the fact was true.
 _TIME_FIELDS = ("valid_from", "valid_to")
 _ITEM = re.compile(r"^items\[(\d+)\]")
@@ -88,34 +75,27 @@ def name_the_node(error: InvalidInputError, nodes: Sequence[BaseNode]) -> Invali
     return type(error)(renamed, error.problem, error.fix)
 
 
-def node_id_of(fact: Fact) -> str:
-    """The id of the node that wrote ``fact``, else the fact id."""
-    node_id = fact.metadata.get(NODE_ID)
-    return node_id if isinstance(node_id, str) and node_id else fact.id
+def node_id_of(fact_id: str, metadata: Mapping[str, Any]) -> str:
+    """The id of the node that wrote a fact (its metadata), else the fact id."""
+    node_id = metadata.get(NODE_ID)
+    return node_id if isinstance(node_id, str) and node_id else fact_id
 
 
-def fact_node(fact: Fact, shadows: Sequence[Mapping[str, Any]] = ()) -> TextNode:
+def fact_node(fact: Fact) -> TextNode:
     """A stored fact as a ``TextNode`` (see the module docstring for its id and metadata)."""
-    node_id = node_id_of(fact)
+    return _node(fact, fact_metadata(fact))
+
+
+def hit_node(hit: Hit) -> TextNode:
+    """A search hit as a ``TextNode``; its shadows (if Phi_T ran) name nodes, not facts."""
+    return _node(hit.fact, hit_metadata(hit, id_of=node_id_of))
+
+
+def _node(fact: Fact, metadata: dict[str, Any]) -> TextNode:
+    node_id = node_id_of(fact.id, fact.metadata)
     ref_doc_id = fact.metadata.get(REF_DOC_ID)
-    metadata: dict[str, Any] = thaw_metadata(fact.metadata)
-    metadata.update(
-        {
-            FACT_ID: fact.id,
-            NODE_ID: node_id,
-            REF_DOC_ID: ref_doc_id if isinstance(ref_doc_id, str) else None,
-            "subject": fact.subject,
-            "relation": fact.relation,
-            "object": fact.object,
-            "valid_from": iso(fact.valid_from),
-            "valid_to": iso(fact.valid_to),
-            "recorded_at": iso(fact.recorded_at),
-            "status": str(fact.status),
-            "namespace": fact.namespace,
-        }
-    )
-    if shadows:
-        metadata[SHADOWS] = list(shadows)
+    metadata[NODE_ID] = node_id
+    metadata[REF_DOC_ID] = ref_doc_id if isinstance(ref_doc_id, str) else None
     relationships = {}
     if isinstance(ref_doc_id, str) and ref_doc_id != node_id:
         relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(node_id=ref_doc_id)
@@ -134,47 +114,6 @@ def hidden_keys(metadata: Mapping[str, Any]) -> list[str]:
     """Bookkeeping fields kept out of what the LLM and embedders read (open ends too)."""
     return [
         key
-        for key in (*FACT_FIELDS, SHADOWS)
+        for key in (*NODE_FIELDS, *HIT_FIELDS)
         if key in metadata and (key not in _TIME_FIELDS or metadata[key] is None)
     ]
-
-
-def shadow_entry(shadow: Shadow, *, node_id: str, dominated_by: str) -> dict[str, Any]:
-    """One candidate Phi_T removed, as a JSON-ready dict."""
-    candidate = shadow.candidate
-    return {
-        "node_id": node_id,
-        "text": candidate.text,
-        "timestamp": iso(candidate.timestamp),
-        "namespace": candidate.namespace,
-        "dominated_by": dominated_by,
-        "detector": shadow.detector,
-        "score": shadow.score,
-    }
-
-
-def hit_node(hit: Hit) -> TextNode:
-    """A search hit as a ``TextNode``; its shadows (if Phi_T ran) name nodes, not facts."""
-    node_ids = {hit.fact.id: node_id_of(hit.fact)}
-    for shadow in hit.shadows:
-        recorded = shadow.candidate.metadata.get(NODE_ID)
-        node_ids[shadow.candidate.id] = (
-            recorded if isinstance(recorded, str) else shadow.candidate.id
-        )
-    entries = [
-        {
-            **shadow_entry(
-                shadow,
-                node_id=node_ids[shadow.candidate.id],
-                dominated_by=node_ids.get(shadow.dominated_by, shadow.dominated_by),
-            ),
-            FACT_ID: shadow.candidate.id,
-        }
-        for shadow in hit.shadows
-    ]
-    return fact_node(hit.fact, entries)
-
-
-def iso(value: datetime | None) -> str | None:
-    """An aware datetime as ISO-8601; ``None`` (an open end) stays ``None``."""
-    return None if value is None else value.isoformat()

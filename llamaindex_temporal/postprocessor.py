@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from llama_index.core.bridge.pydantic import ConfigDict, Field
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
-from llamaindex_temporal.nodes import node_field, shadow_entry
-from shared_core.detectors.key import KeyConflictDetector
-from shared_core.dominance import (
-    Candidate,
-    ConflictDetector,
-    DominanceResult,
-    Shadow,
-    shadows_by_survivor,
-    temporal_dominance,
+from llamaindex_temporal.nodes import node_field
+from shared_core.adapter_toolkit import (
+    DEFAULT_TIMESTAMP_FIELD,
+    SHADOWS_FIELD,
+    Survivor,
+    atemporal_dominance,
+    candidate_from_metadata,
+    metadata_fields,
+    survivors,
 )
+from shared_core.detectors.key import KeyConflictDetector
+from shared_core.dominance import Candidate, ConflictDetector, DominanceResult, temporal_dominance
 from shared_core.errors import InvalidInputError
-from shared_core.extractors.metadata import check_object, to_datetime
-from shared_core.facts import DEFAULT_NAMESPACE, FactKey, check_namespace, key_relation, key_subject
 
 
 class TemporalNodePostprocessor(BaseNodePostprocessor):
@@ -37,28 +35,30 @@ class TemporalNodePostprocessor(BaseNodePostprocessor):
       datetime, an ISO-8601 string with a UTC offset or epoch seconds. A node without it is
       undated: never removed and never removing another. A naive or unreadable time is an
       :class:`~shared_core.errors.InvalidInputError` naming the node.
-    - ``subject_key`` / ``relation_key`` / ``object_key``: the key fields (all three, or none
-      for prose); ``namespace_key`` (``None``: one namespace): nodes of different namespaces
-      are never compared.
+    - ``subject_key`` / ``relation_key`` / ``object_key``: the key fields (a node with all
+      three is keyed; with fewer it is prose); ``namespace_key`` (``None``: one namespace):
+      nodes of different namespaces are never compared.
     - ``shadows_key`` (default ``"shadows"``): each removed node is reported in the metadata of
-      the surviving node its dominator chain ends at, as a dict (``node_id``, ``text``,
-      ``timestamp``, ``namespace``, ``dominated_by``, ``detector``, ``score``), after any
-      shadows an earlier stage reported. Such survivors are copies (inputs are never mutated)
-      whose shadows are hidden from the LLM and embedders.
+      the surviving node its dominator chain ends at, as a dict (``id`` (the node id),
+      ``fact_id``, ``position``, ``text``, ``timestamp``, ``namespace``, ``dominated_by``,
+      ``detector``, ``score``), after any shadows an earlier stage reported; the shadows a
+      removed node carried move to its survivor. Such survivors are copies (inputs are never
+      mutated) whose shadows are hidden from the LLM and embedders.
 
-    The metadata written by :class:`~llamaindex_temporal.TemporalVectorStore` matches the
-    defaults.
+    These rules are the core's (:mod:`shared_core.adapter_toolkit`), shared with LangChain's
+    ``TemporalDocumentCompressor``; the metadata written by
+    :class:`~llamaindex_temporal.TemporalVectorStore` matches the defaults.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
     detector: ConflictDetector = Field(default_factory=KeyConflictDetector, exclude=True)
-    timestamp_key: str = "valid_from"
+    timestamp_key: str = DEFAULT_TIMESTAMP_FIELD
     subject_key: str = "subject"
     relation_key: str = "relation"
     object_key: str = "object"
     namespace_key: str | None = "namespace"
-    shadows_key: str = "shadows"
+    shadows_key: str = SHADOWS_FIELD
 
     @classmethod
     def class_name(cls) -> str:
@@ -75,82 +75,42 @@ class TemporalNodePostprocessor(BaseNodePostprocessor):
     async def _apostprocess_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> list[NodeWithScore]:
-        """The same work off the event loop (detectors are synchronous: models, LLM calls)."""
-        return await asyncio.to_thread(self._postprocess_nodes, nodes, query_bundle)
+        """The same work; a model-backed detector runs off the event loop."""
+        candidates = [self._candidate(i, item) for i, item in enumerate(nodes)]
+        query = query_bundle.query_str if query_bundle is not None else None
+        result = await atemporal_dominance(candidates, self.detector, query=query)
+        return self._survivors(nodes, result)
 
     def _candidate(self, index: int, item: NodeWithScore) -> Candidate:
         if not isinstance(item, NodeWithScore):
             raise InvalidInputError(
                 f"nodes[{index}]", f"is a {type(item).__name__}", "pass NodeWithScore objects"
             )
-        node = item.node
-        field = node_field(index, node)
-        metadata = node.metadata
-        namespace = DEFAULT_NAMESPACE
-        if self.namespace_key is not None and metadata.get(self.namespace_key) is not None:
-            namespace = check_namespace(
-                metadata[self.namespace_key], f"{field}.metadata[{self.namespace_key!r}]"
-            )
-        key, obj = self._key(metadata, namespace, field)
-        return Candidate(
-            id=str(index),  # node ids need not be unique in a retrieved list
-            text=node.get_content(metadata_mode=MetadataMode.NONE),
-            timestamp=to_datetime(
-                metadata.get(self.timestamp_key), f"{field}.metadata[{self.timestamp_key!r}]"
-            ),
-            namespace=namespace,
-            key=key,
-            object=obj,
+        return candidate_from_metadata(
+            position=index,
+            text=item.node.get_content(metadata_mode=MetadataMode.NONE),
+            metadata=item.node.metadata,
+            fields=metadata_fields(self),
+            label=node_field(index, item.node),
             score=item.score,
         )
-
-    def _key(
-        self, metadata: Mapping[str, Any], namespace: str, field: str
-    ) -> tuple[FactKey | None, Any]:
-        names = (self.subject_key, self.relation_key, self.object_key)
-        values = [metadata.get(name) for name in names]
-        if all(value is None for value in values):
-            return None, None
-        for name, value in zip(names, values, strict=True):
-            if value is None:
-                raise InvalidInputError(
-                    f"{field}.metadata[{name!r}]",
-                    "is missing while other key fields are set",
-                    f"give all of {', '.join(map(repr, names))} for a keyed node, or none",
-                )
-        subject = key_subject(values[0], f"{field}.metadata[{names[0]!r}]")
-        relation = key_relation(values[1], f"{field}.metadata[{names[1]!r}]")
-        obj = check_object(values[2], f"{field}.metadata[{names[2]!r}]")
-        return FactKey(namespace, subject, relation), obj
 
     def _survivors(
         self, nodes: Sequence[NodeWithScore], result: DominanceResult
     ) -> list[NodeWithScore]:
-        groups = shadows_by_survivor(result)
-        out = []
-        for candidate in result.kept:
-            item = nodes[int(candidate.id)]
-            shadows = groups.get(candidate.id)
-            out.append(item if not shadows else self._reporting(item, shadows, nodes))
-        return out
-
-    def _reporting(
-        self, item: NodeWithScore, shadows: Sequence[Shadow], nodes: Sequence[NodeWithScore]
-    ) -> NodeWithScore:
-        """A copy of ``item`` whose metadata lists the shadows it caused."""
-        entries = [
-            shadow_entry(
-                shadow,
-                node_id=nodes[int(shadow.candidate.id)].node.node_id,
-                dominated_by=nodes[int(shadow.dominated_by)].node.node_id,
-            )
-            for shadow in shadows
+        kept = survivors(
+            result,
+            ids=[item.node.node_id for item in nodes],
+            metadatas=[item.node.metadata for item in nodes],
+            shadows_field=self.shadows_key,
+        )
+        return [
+            self._reporting(nodes[s.position], s) if s.added else nodes[s.position] for s in kept
         ]
-        prior = item.node.metadata.get(self.shadows_key)
-        metadata = {
-            **item.node.metadata,
-            self.shadows_key: [*(prior if isinstance(prior, list) else []), *entries],
-        }
+
+    def _reporting(self, item: NodeWithScore, survivor: Survivor) -> NodeWithScore:
+        """A copy of ``item`` whose metadata lists the shadows it caused."""
+        metadata = {**item.node.metadata, self.shadows_key: list(survivor.shadows)}
         hidden = {self.shadows_key}  # the stale texts must not reach the LLM this way
         node = item.node.model_copy(
             update={

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from llama_index.core.bridge.pydantic import PrivateAttr
+from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.schema import BaseNode
 from llama_index.core.vector_stores.types import (
     BasePydanticVectorStore,
@@ -17,6 +18,7 @@ from llama_index.core.vector_stores.types import (
     VectorStoreQueryMode,
     VectorStoreQueryResult,
 )
+from pydantic import InstanceOf
 
 from llamaindex_temporal.filters import translate_filters
 from llamaindex_temporal.nodes import (
@@ -27,14 +29,18 @@ from llamaindex_temporal.nodes import (
     node_id_of,
     node_items,
 )
-from shared_core.dominance import ConflictDetector
+from shared_core.adapter_toolkit import check_keywords, search_changes
 from shared_core.errors import InvalidInputError
 from shared_core.extractors.metadata import to_datetime
-from shared_core.facts import DEFAULT_NAMESPACE, Fact, check_namespace
+from shared_core.facts import Fact, check_namespace
 from shared_core.filters import Filter, Op, all_of, any_of, where
-from shared_core.memory import Hit, TemporalMemory
+from shared_core.memory import Hit, SearchOptions, TemporalMemory
+from shared_core.memory.options import OPTION_NAMES
 
-_QUERY_OPTIONS = ("namespace", "valid_at", "known_at", "include_history", "detector")
+QUERY_OPTIONS = tuple(name for name in OPTION_NAMES if name not in ("k", "where"))
+"""The search options a query takes as keywords (``vector_store_kwargs``): every option but
+``k`` (the query's ``similarity_top_k``) and ``where`` (its ``filters``, ``doc_ids`` and
+``node_ids``)."""
 
 
 class TemporalVectorStore(BasePydanticVectorStore):
@@ -51,11 +57,14 @@ class TemporalVectorStore(BasePydanticVectorStore):
       each ``query_str``; the vectors LlamaIndex computed with its ``embed_model`` are ignored
       (``is_embedding_query`` is False, so retrievers do not embed queries). Give LlamaIndex the
       same model, e.g. ``embed_model=CoreEmbedding(memory.embedder)``.
-    - **Reads** (``query`` / ``aquery``): the current state by default. Query options (also
-      through ``index.as_retriever(vector_store_kwargs={...})``): ``valid_at`` / ``known_at``
-      (aware datetime, ISO-8601 string with an offset, or epoch seconds), ``namespace``,
-      ``include_history`` and ``detector`` (Phi_T inside the memory; shadows land in the
-      surviving node's ``metadata["shadows"]``). ``MetadataFilters`` (EQ, NE, GT, GTE, LT,
+    - **Reads** (``query`` / ``aquery``): what ``search_options`` (a
+      :class:`~shared_core.memory.SearchOptions`, default the current state) asks, with ``k``
+      from ``similarity_top_k``. Every other search option may be changed per query as a
+      keyword (also through ``index.as_retriever(vector_store_kwargs={...})``): ``valid_at`` /
+      ``known_at`` (aware datetime, ISO-8601 string with an offset, or epoch seconds),
+      ``namespace``, ``include_history``, ``detector`` (Phi_T inside the memory; shadows land
+      in the surviving node's ``metadata["shadows"]``), ``use_recency_buffer`` and
+      ``expand``. ``MetadataFilters`` (EQ, NE, GT, GTE, LT,
       LTE, IN, NIN; AND / OR; nested) run inside the index on the node's metadata,
       ``node_id``, ``ref_doc_id`` and the key fields (times are not metadata: use
       ``valid_at`` / ``known_at``); ``doc_ids`` and non-empty ``node_ids`` restrict the search
@@ -72,23 +81,44 @@ class TemporalVectorStore(BasePydanticVectorStore):
 
     stores_text: bool = True
     is_embedding_query: bool = False
-    namespace: str = DEFAULT_NAMESPACE
+    search_options: InstanceOf[SearchOptions] = Field(default_factory=SearchOptions)
 
     _memory: TemporalMemory = PrivateAttr()
     _owns_memory: bool = PrivateAttr(default=False)
 
-    def __init__(self, memory: TemporalMemory, *, namespace: str = DEFAULT_NAMESPACE) -> None:
+    def __init__(
+        self,
+        memory: TemporalMemory,
+        *,
+        namespace: str | None = None,
+        search_options: SearchOptions | None = None,
+    ) -> None:
+        """``namespace`` (default that of ``search_options``, else the default namespace) is
+        where nodes are written and searched."""
         if not isinstance(memory, TemporalMemory):
             raise InvalidInputError(
                 "memory", f"is a {type(memory).__name__}", "pass a shared_core.TemporalMemory"
             )
+        if search_options is not None and not isinstance(search_options, SearchOptions):
+            raise InvalidInputError(
+                "search_options",
+                f"is a {type(search_options).__name__}",
+                "pass shared_core.memory.SearchOptions(...) or None",
+            )
+        options = (search_options or SearchOptions()).merged(namespace=namespace)
         # pydantic's generated __init__ takes the fields; mypy (no pydantic plugin) cannot see it
-        super().__init__(namespace=check_namespace(namespace))  # type: ignore[call-arg]
+        super().__init__(search_options=options)  # type: ignore[call-arg]
         self._memory = memory
+
+    @property
+    def namespace(self) -> str:
+        """Where this store writes and searches (``search_options.namespace``)."""
+        namespace: str = self.search_options.namespace
+        return namespace
 
     @classmethod
     def open(
-        cls, path: str | Path, *, namespace: str = DEFAULT_NAMESPACE, **memory_options: Any
+        cls, path: str | Path, *, namespace: str | None = None, **memory_options: Any
     ) -> TemporalVectorStore:
         """A store over ``TemporalMemory.open(path, **memory_options)`` (SQLite + Chroma +
         MiniLM by default); :meth:`close` closes that memory."""
@@ -142,7 +172,7 @@ class TemporalVectorStore(BasePydanticVectorStore):
     def _write(
         self, nodes: Sequence[BaseNode], options: Mapping[str, Any]
     ) -> tuple[list[str], dict[str, Any]]:
-        _only(options, ("namespace", "valid_from"), "add")
+        check_keywords(options, allowed=("namespace", "valid_from"), call="add")
         texts, metadatas = node_items(list(nodes))
         valid_from = to_datetime(options.get("valid_from"), "valid_from")
         return texts, {
@@ -155,12 +185,12 @@ class TemporalVectorStore(BasePydanticVectorStore):
     def query(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
         """The ``similarity_top_k`` facts nearest to ``query.query_str`` (see the class)."""
         text, options = self._search(query, kwargs)
-        return _result(self._memory.search(text, **options))
+        return _result(self._memory.search(text, options))
 
     async def aquery(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
         """:meth:`query` without blocking the event loop."""
         text, options = self._search(query, kwargs)
-        return _result(await self._memory.asearch(text, **options))
+        return _result(await self._memory.asearch(text, options))
 
     def get_nodes(
         self,
@@ -194,8 +224,8 @@ class TemporalVectorStore(BasePydanticVectorStore):
 
     def _search(
         self, query: VectorStoreQuery, options: Mapping[str, Any]
-    ) -> tuple[str, dict[str, Any]]:
-        _only(options, _QUERY_OPTIONS, "query")
+    ) -> tuple[str, SearchOptions]:
+        changes = search_changes(options, allowed=QUERY_OPTIONS, call="query")
         if query.mode != VectorStoreQueryMode.DEFAULT:
             raise InvalidInputError(
                 "query.mode",
@@ -208,28 +238,13 @@ class TemporalVectorStore(BasePydanticVectorStore):
                 "is empty (the memory embeds the query text itself; query_embedding is unused)",
                 "pass the query text",
             )
-        detector = options.get("detector")
-        if detector is not None and not isinstance(detector, ConflictDetector):
-            raise InvalidInputError(
-                "detector", f"is a {type(detector).__name__}", "pass a ConflictDetector or None"
-            )
-        history = options.get("include_history", False)
-        if not isinstance(history, bool):
-            raise InvalidInputError("include_history", f"is {history!r}", "pass True or False")
-        return query.query_str, {
-            "k": query.similarity_top_k,
-            "namespace": self._namespace(options.get("namespace")),
-            "valid_at": to_datetime(options.get("valid_at"), "valid_at"),
-            "known_at": to_datetime(options.get("known_at"), "known_at"),
-            "include_history": history,
-            "detector": detector,
-            "where": _where(query),
-        }
+        asked = self.search_options.merged(**changes)
+        return query.query_str, replace(asked, k=query.similarity_top_k, where=_where(query))
 
     # ------------------------------------------------------------------ deletes (retire)
     def delete(self, ref_doc_id: str, **delete_kwargs: Any) -> None:
         """Retire every fact the document contributed (current and history)."""
-        _only(delete_kwargs, ("namespace",), "delete")
+        check_keywords(delete_kwargs, allowed=("namespace",), call="delete")
         if not isinstance(ref_doc_id, str) or not ref_doc_id:
             raise InvalidInputError("ref_doc_id", f"is {ref_doc_id!r}", "pass a document id")
         self._retire(where(REF_DOC_ID, Op.EQ, ref_doc_id), None, delete_kwargs.get("namespace"))
@@ -245,7 +260,7 @@ class TemporalVectorStore(BasePydanticVectorStore):
         **delete_kwargs: Any,
     ) -> None:
         """Retire every fact of these nodes that matches ``filters`` (one of them needed)."""
-        _only(delete_kwargs, ("namespace",), "delete_nodes")
+        check_keywords(delete_kwargs, allowed=("namespace",), call="delete_nodes")
         condition = translate_filters(filters)
         if node_ids is None and condition is None:
             raise InvalidInputError(
@@ -285,16 +300,6 @@ class TemporalVectorStore(BasePydanticVectorStore):
         return self.namespace if value is None else check_namespace(value)
 
 
-def _only(options: Mapping[str, Any], known: Sequence[str], method: str) -> None:
-    unknown = sorted(set(options) - set(known))
-    if unknown:
-        raise InvalidInputError(
-            f"{method}(**kwargs)",
-            f"{', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not supported",
-            f"use {', '.join(known)}",
-        )
-
-
 def _where(query: VectorStoreQuery) -> Filter | None:
     parts = [translate_filters(query.filters, "query.filters")]
     if query.doc_ids is not None:
@@ -320,7 +325,7 @@ def _of_nodes(facts: Sequence[Fact], node_ids: Sequence[str] | None) -> list[Fac
     if node_ids is None:
         return list(facts)
     wanted = set(node_ids)
-    return [fact for fact in facts if node_id_of(fact) in wanted]
+    return [fact for fact in facts if node_id_of(fact.id, fact.metadata) in wanted]
 
 
 def _result(hits: Sequence[Hit]) -> VectorStoreQueryResult:

@@ -1,12 +1,17 @@
-"""temporal-rag's core: facts, the bi-temporal ledger, the supersession rule, Phi_T, and
-TemporalMemory (the ledger, a vector index and an embedder behind one object).
+"""temporal-rag's runtime: facts, the bi-temporal ledger, the supersession rule, Phi_T and its
+conflict detectors, and TemporalMemory (the ledger, a vector index and an embedder behind one
+object). The contract it follows is docs/design.md in the repository.
 
-Nothing here imports LangChain or LlamaIndex; heavy libraries are imported lazily by the modules
-that need them.
+Nothing here imports LangChain or LlamaIndex (the adapters do), nor the benchmark or the training
+pipeline (distributions of their own); heavy libraries are imported lazily by the modules that
+need them.
 """
 
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _distribution_version
+
 from shared_core.clock import Clock, ManualClock, SystemClock
-from shared_core.detectors.kappa import KappaScorer, kappa_detector, kappa_judge
+from shared_core.detectors.kappa import KappaScorer, kappa_detector
 from shared_core.detectors.key import KeyConflictDetector
 from shared_core.dominance import (
     AnyConflict,
@@ -40,8 +45,21 @@ from shared_core.ledger import (
     StoredStatement,
     WriteResult,
 )
-from shared_core.memory import Added, Hit, ProseJudge, ReconcileReport, TemporalMemory
+from shared_core.memory import (
+    Added,
+    Hit,
+    ProseJudge,
+    ReconcileReport,
+    SearchOptions,
+    TemporalMemory,
+    kappa_judge,
+)
 from shared_core.recency import RecencyBuffer, merge_candidates
+
+try:
+    __version__ = _distribution_version("temporal-rag")
+except PackageNotFoundError:  # imported from a source tree that was never installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "Added",
@@ -85,6 +103,7 @@ __all__ = [
     "RecencyBuffer",
     "ReconcileReport",
     "SQLiteLedger",
+    "SearchOptions",
     "Shadow",
     "StoredStatement",
     "SystemClock",

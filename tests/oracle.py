@@ -1,4 +1,4 @@
-"""A brute-force reference for the ledger (../shared/DESIGN.md, "Bi-temporal semantics").
+"""A brute-force reference for the ledger (docs/design.md, "Bi-temporal semantics").
 
 It keeps the write log as a flat list of records and answers every question by replaying it:
 the statements believed at ``known_at`` (recorded_at <= K < retired_at), the value of a stream at

@@ -5,15 +5,15 @@ All are light to import: the NLI model's libraries (transformers, torch) load on
 in :mod:`shared_core.detectors.transformers_nli`.
 """
 
-from shared_core.detectors.kappa import KappaScorer, kappa_detector, kappa_judge
+from shared_core.detectors.kappa import KappaScorer, kappa_detector
 from shared_core.detectors.key import KeyConflictDetector
 from shared_core.detectors.llm import LLMConflictDetector
 from shared_core.detectors.nli import NLIConflictDetector, PairCounts, PairScorer
-from shared_core.detectors.prefilters import AllOf, CosinePrefilter, same_subject
+from shared_core.detectors.prefilters import AllPrefilters, CosinePrefilter, same_subject
 from shared_core.detectors.transformers_nli import TransformersNLIScorer
 
 __all__ = [
-    "AllOf",
+    "AllPrefilters",
     "CosinePrefilter",
     "KappaScorer",
     "KeyConflictDetector",
@@ -23,6 +23,5 @@ __all__ = [
     "PairScorer",
     "TransformersNLIScorer",
     "kappa_detector",
-    "kappa_judge",
     "same_subject",
 ]

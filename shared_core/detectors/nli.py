@@ -20,7 +20,7 @@ or ``AutoTokenizer``/``AutoModelForSequenceClassification.from_pretrained(name)`
 Pairs are quadratic in k, and a model call costs far more than the pair enumeration, so a cheap
 pre-filter can drop pairs that cannot be about the same thing before they reach the model:
 :func:`same_subject` (keyed candidates about different subjects), :class:`CosinePrefilter`
-(embedding cosine below a threshold), :class:`AllOf` (both), or any
+(embedding cosine below a threshold), :class:`AllPrefilters` (both), or any
 ``Callable[[Candidate, Candidate], bool]``. The detector counts the pairs it considered and
 the pairs it sent to the model, so the savings can be reported.
 """

@@ -2,7 +2,7 @@
 
 A pair that a pre-filter rejects never reaches the model. :func:`same_subject` rejects keyed
 candidates about different subjects, :class:`CosinePrefilter` rejects pairs whose embeddings
-are not similar enough, :class:`AllOf` requires every filter it is given; any
+are not similar enough, :class:`AllPrefilters` requires every filter it is given; any
 ``Callable[[Candidate, Candidate], bool]`` works too.
 """
 
@@ -84,7 +84,7 @@ def _unit(vector: Sequence[float]) -> list[float]:
     return [x / norm for x in values] if norm > 0 and math.isfinite(norm) else [0.0] * len(values)
 
 
-class AllOf:
+class AllPrefilters:
     """A pair reaches the model only if every given pre-filter lets it through."""
 
     def __init__(self, *prefilters: Prefilter | PairFilter) -> None:

@@ -34,6 +34,15 @@ from shared_core.errors import (
 )
 from shared_core.filters import Filter
 from shared_core.index.base import IndexMatch, Vector
+from shared_core.index.checks import (
+    as_vector,
+    check_binding,
+    check_cursor,
+    check_search,
+    latest_records,
+    missing_vector,
+    require_bound,
+)
 from shared_core.index.chroma_layout import (
     Book,
     best_matches,
@@ -43,15 +52,6 @@ from shared_core.index.chroma_layout import (
     query_nearest,
     search_past,
     to_metadata,
-)
-from shared_core.index.memory import (
-    as_vector,
-    check_binding,
-    check_cursor,
-    check_search,
-    latest_records,
-    missing_vector,
-    require_bound,
 )
 from shared_core.ledger.results import ChangeCursor, VersionRecord
 
@@ -106,7 +106,9 @@ class ChromaIndex:
             try:
                 self._batch = min(int(self._client.get_max_batch_size()), PAGE)
                 self._state = self._client.get_or_create_collection(
-                    f"{prefix}_state", metadata={"version": 1}, embedding_function=_ef()
+                    f"{prefix}_state",
+                    metadata={"version": 1},
+                    embedding_function=precomputed_embedding_function(),
                 )
                 self._load_state(self._state.metadata or {})
             except BaseException:
@@ -344,7 +346,7 @@ class ChromaIndex:
                     self._name(key, role),
                     configuration={"hnsw": dict(self._hnsw)},
                     metadata={"namespace": namespace, "role": role},
-                    embedding_function=_ef(),
+                    embedding_function=precomputed_embedding_function(),
                 )
                 for role in ("live", "hist")
             )
@@ -435,7 +437,9 @@ def _persistent_client(path: str | os.PathLike[str] | None) -> Any:
     return _chromadb().PersistentClient(path=os.fspath(path or "."))
 
 
-def _ef() -> Any:
+def precomputed_embedding_function() -> Any:
+    """An embedding function for Chroma collections that are always given vectors: it refuses
+    to embed, so Chroma never builds its default (which downloads a model)."""
     return _precomputed_class()()
 
 

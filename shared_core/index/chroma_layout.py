@@ -28,7 +28,7 @@ OVERFETCH = 5
 FUTURE_LIMIT = 1_000
 """Beyond this many pending future-dated rows, a current search takes the filtered path."""
 
-Hit = tuple[float, Mapping[str, Any]]
+ScoredRow = tuple[float, Mapping[str, Any]]
 """A raw query result: (cosine distance, record metadata)."""
 
 
@@ -177,7 +177,7 @@ def visibility_where(valid_at: Instant | None, known_at: Instant | None, *, live
 
 
 def kth_visible(
-    answers: Sequence[Sequence[Hit]],
+    answers: Sequence[Sequence[ScoredRow]],
     k: int,
     valid_at: Instant | None,
     known_at: Instant | None,
@@ -193,14 +193,14 @@ def kth_visible(
     return distances[k - 1] if len(distances) >= k else math.inf
 
 
-def settles(hits: Sequence[Hit], asked: int, count: int, kth: float) -> bool:
+def settles(hits: Sequence[ScoredRow], asked: int, count: int, kth: float) -> bool:
     """Whether an unfiltered answer of ``asked`` rows from a collection of ``count`` misses no
     row nearer than ``kth``: it holds them all, or it reaches beyond ``kth``."""
     return asked >= count or (bool(hits) and hits[-1][0] >= kth)
 
 
 def best_matches(
-    found: Sequence[Hit],
+    found: Sequence[ScoredRow],
     k: int,
     valid_at: Instant | None,
     known_at: Instant | None,
@@ -236,7 +236,7 @@ def search_past(
     k: int,
     times: tuple[Instant | None, Instant | None],
     condition: Filter | None,
-) -> list[Hit]:
+) -> list[ScoredRow]:
     """Hits for any search but a current one, from (hist, live). Each collection's nearest
     ``OVERFETCH * k`` rows, unfiltered, usually prove the answer (see ``settles``); a
     collection whose rows do not is asked again with a ``where`` that encodes visibility
@@ -245,7 +245,7 @@ def search_past(
     asked = [min(OVERFETCH * k, count) for count in counts]
     answers = [query_nearest(c, query, n, None) for c, n in zip(collections, asked, strict=True)]
     kth = kth_visible(answers, k, valid_at, known_at, condition)
-    found: list[Hit] = []
+    found: list[ScoredRow] = []
     for collection, count, n, hits, live in zip(
         collections, counts, asked, answers, (False, True), strict=True
     ):
@@ -259,7 +259,7 @@ def search_past(
     return found
 
 
-def query_nearest(collection: Any, query: Any, n: int, where: Any) -> list[Hit]:
+def query_nearest(collection: Any, query: Any, n: int, where: Any) -> list[ScoredRow]:
     """(distance, metadata) of the ``n`` nearest records matching ``where``, nearest first."""
     if n < 1:
         return []
@@ -275,7 +275,7 @@ def query_nearest(collection: Any, query: Any, n: int, where: Any) -> list[Hit]:
 EXACT_PAGE = 5_000
 
 
-def exact_nearest(collection: Any, query: Any, n: int, where: Any) -> list[Hit]:
+def exact_nearest(collection: Any, query: Any, n: int, where: Any) -> list[ScoredRow]:
     """The ``n`` nearest records matching ``where`` by brute force over every such record
     (Chroma's metadata filter in ``get`` is exact). Used when HNSW returned fewer rows than
     were asked for, so it only runs when the approximate answer is known to be short."""

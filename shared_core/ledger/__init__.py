@@ -1,7 +1,7 @@
 """The bi-temporal fact ledger: a Protocol, one implementation over pluggable storage."""
 
-from shared_core.ledger.base import Ledger, LedgerStore
-from shared_core.ledger.memory import InMemoryLedger
+from shared_core.ledger.in_memory import InMemoryLedger
+from shared_core.ledger.ledger import Ledger
 from shared_core.ledger.prose import ProseSupersession
 from shared_core.ledger.records import StatementRow, StoredStatement, VersionRow
 from shared_core.ledger.results import (
@@ -13,6 +13,7 @@ from shared_core.ledger.results import (
     WriteResult,
 )
 from shared_core.ledger.sqlite import Durability, SQLiteLedger
+from shared_core.ledger.store import LedgerStore
 
 __all__ = [
     "ChangeCursor",

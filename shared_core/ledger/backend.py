@@ -1,4 +1,4 @@
-"""The storage port under :class:`~shared_core.ledger.base.Ledger`.
+"""The storage port under :class:`~shared_core.ledger.ledger.Ledger`.
 
 A backend stores statement and version rows and answers a few indexed queries; every rule lives
 in :mod:`shared_core.supersession` and in the ledger. Backends are not thread-safe by themselves:

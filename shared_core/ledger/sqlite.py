@@ -29,7 +29,7 @@ from shared_core.errors import (
 from shared_core.facts import Cardinality, FactKey, Reason, encode_object
 from shared_core.ledger import schema
 from shared_core.ledger.backend import FactRow, VersionQuery
-from shared_core.ledger.base import Ledger
+from shared_core.ledger.ledger import Ledger
 from shared_core.ledger.records import StatementRow, VersionRow
 from shared_core.supersession import StreamState, Version
 

@@ -20,7 +20,7 @@ from shared_core.ledger.results import (
 
 @runtime_checkable
 class LedgerStore(Protocol):
-    """A bi-temporal fact ledger (see :class:`~shared_core.ledger.base.Ledger` for what each
+    """A bi-temporal fact ledger (see :class:`~shared_core.ledger.ledger.Ledger` for what each
     method does)."""
 
     def declare(self, relation: str, cardinality: Cardinality | str) -> None: ...

@@ -1,6 +1,6 @@
 """One write transaction: record time, the per-stream state cache, and applying plans.
 
-A :class:`Batch` lives for one transaction of :class:`~shared_core.ledger.base.Ledger`. It hands
+A :class:`Batch` lives for one transaction of :class:`~shared_core.ledger.ledger.Ledger`. It hands
 out statement sequence numbers and record times (never going backwards), keeps the state of every
 stream it touched (loading only a stream's tail when the write is newer than everything in it),
 runs the pure rules of :mod:`shared_core.supersession`, applies their plans to the backend and

@@ -5,16 +5,20 @@ from shared_core.memory.core import TemporalMemory
 from shared_core.memory.expansion import expand_query
 from shared_core.memory.fusion import reciprocal_rank_fusion
 from shared_core.memory.hits import Added, Hit, ReconcileReport
-from shared_core.memory.judging import ProseJudge
+from shared_core.memory.options import SearchChanges, SearchOptions
+from shared_core.memory.prose_judge import ProseJudge, kappa_judge
 
 __all__ = [
     "Added",
     "Hit",
     "ProseJudge",
     "ReconcileReport",
+    "SearchChanges",
+    "SearchOptions",
     "TemporalMemory",
     "count_tokens_default",
     "expand_query",
+    "kappa_judge",
     "pack_context",
     "reciprocal_rank_fusion",
 ]

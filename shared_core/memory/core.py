@@ -7,17 +7,15 @@ index mirrors the ledger's change feed. Reads ask the index for the k nearest fa
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal, Self
+from typing import Any, Literal, Self, Unpack
 
 from shared_core.clock import Clock, Instant, SystemClock, to_instant
-from shared_core.dominance import Candidate, ConflictDetector
+from shared_core.dominance import Candidate
 from shared_core.embedders.base import Embedder, check_vectors, embedding_call
 from shared_core.embedders.minilm import MiniLMEmbedder
 from shared_core.errors import IndexSyncError, InvalidInputError
@@ -28,29 +26,32 @@ from shared_core.facts import (
     Cardinality,
     Fact,
     ObjectValue,
-    check_namespace,
 )
 from shared_core.filters import Filter, as_filter
 from shared_core.index.base import Vector, VectorIndex
 from shared_core.index.chroma import ChromaIndex
-from shared_core.ledger.base import LedgerStore
 from shared_core.ledger.prose import ProseSupersession
 from shared_core.ledger.results import Explanation, WriteResult
 from shared_core.ledger.sqlite import Durability, SQLiteLedger
+from shared_core.ledger.store import LedgerStore
 from shared_core.memory.context import pack_context
 from shared_core.memory.hits import Added, Hit, ReconcileReport
-from shared_core.memory.judging import ProseJudge, judge_batch
+from shared_core.memory.options import SearchChanges, SearchOptions
+from shared_core.memory.prose_judge import ProseJudge, judge_batch, kappa_judge
 from shared_core.memory.reading import Query, Reader
 from shared_core.memory.selection import matching_statement_ids, select_facts
 from shared_core.memory.sync import IndexSync
+from shared_core.memory.twins import async_twin
 from shared_core.memory.writing import added, plan_item
 from shared_core.recency import RecencyBuffer
 
 Item = str | Fact
+CONTEXT_K = 20
+"""How many facts :meth:`TemporalMemory.context` retrieves unless told otherwise."""
 
 
 class TemporalMemory:
-    """Temporally valid memory for RAG and agents (see DESIGN.md for the semantics).
+    """Temporally valid memory for RAG and agents (see docs/design.md for the semantics).
 
     Use :meth:`open` for the embedded default (SQLite + Chroma + MiniLM in one folder), or
     pass any ledger, index, embedder and extractor. Thread-safe; the ``a*`` methods run the
@@ -114,8 +115,6 @@ class TemporalMemory:
         :class:`ProseJudge`, or not at all (``None``: prose is then only judged at read time,
         by ``search(detector=...)``)."""
         if prose_judge == "kappa":
-            from shared_core.detectors.kappa import kappa_judge
-
             prose_judge = kappa_judge()
         folder = Path(path)
         if folder.exists() and not folder.is_dir():
@@ -173,7 +172,11 @@ class TemporalMemory:
         ``valid_from`` defaults to now (the ledger's record time)."""
         if subject is None and relation is None and object is None:
             return self.add_many(
-                [text], metadatas=[metadata or {}], namespace=namespace, valid_from=valid_from
+                [text],
+                metadatas=[metadata or {}],
+                namespace=namespace,
+                valid_from=valid_from,
+                valid_to=valid_to,
             )[0]
         fact = Fact(
             text=text,
@@ -194,14 +197,17 @@ class TemporalMemory:
         metadatas: Sequence[Mapping[str, Any]] | None = None,
         namespace: str = DEFAULT_NAMESPACE,
         valid_from: datetime | None = None,
+        valid_to: datetime | None = None,
     ) -> list[Added]:
         """Remember several texts (run through the extractor) or ready Facts, in one ledger
         transaction and with batched embedding: all of them are stored or, on bad input,
-        none. Returns one :class:`Added` per item, in order.
+        none. Returns one :class:`Added` per item, in order. ``valid_from`` / ``valid_to`` are
+        the valid time of every statement that does not carry its own (from its metadata, the
+        extractor or the Fact); ``valid_from`` defaults to the record time, ``valid_to`` to open.
 
         With a ``prose_judge``, each new prose statement is judged against its nearest stored
         prose and the batch's earlier prose (one scorer call per batch, see
-        :mod:`shared_core.memory.judging`); the statements it ends are closed in the same
+        :mod:`shared_core.memory.prose_judge`); the statements it ends are closed in the same
         transaction and show in ``Added.closed``. The index is brought up to date first
         (IndexSyncError if it cannot be); that and a failing scorer (DetectorError) leave
         nothing written."""
@@ -220,6 +226,7 @@ class TemporalMemory:
                 position=i,
                 namespace=namespace,
                 valid_from=valid_from,
+                valid_to=valid_to,
             )
             for i, item in enumerate(items)
         ]
@@ -250,7 +257,7 @@ class TemporalMemory:
             lambda: self.ledger.retract(subject, relation, object, at=at, namespace=namespace)
         )
 
-    def correct(self, fact_id: str, **changes: Any) -> WriteResult:
+    def correct(self, /, fact_id: str, **changes: Any) -> WriteResult:
         """Replace a wrong statement (it was never true) by a corrected copy."""
         return self._write(lambda: self.ledger.correct(fact_id, **changes))
 
@@ -284,53 +291,43 @@ class TemporalMemory:
     def search(
         self,
         query: str,
-        *,
-        k: int = 5,
-        namespace: str = DEFAULT_NAMESPACE,
-        valid_at: datetime | None = None,
-        known_at: datetime | None = None,
-        detector: ConflictDetector | None = None,
-        include_history: bool = False,
-        use_recency_buffer: bool = False,
-        expand: int = 0,
-        where: Filter | Mapping[str, Any] | None = None,
+        options: SearchOptions | None = None,
+        /,
+        **changes: Unpack[SearchChanges],
     ) -> list[Hit]:
         """The ``k`` facts nearest to ``query`` that are valid at ``valid_at`` as known at
         ``known_at`` (both default to now: the current state).
 
-        ``include_history`` also returns versions no longer (or not yet) valid then, such as
-        superseded ones; records retired in record time (corrected, withdrawn) never come
-        back. ``use_recency_buffer`` adds the most recently written facts (up to the memory's
-        ``recency_capacity``, still visible at the query's times) to the candidates and to the
-        hits, beyond ``k``, as GC-Mem does;
-        ``detector`` applies Phi_T to the candidates (removed ones are in ``Hit.shadows``, so
-        fewer than ``k`` hits may return); ``expand=N`` asks the expander for N rewrites of
-        the query and fuses the results (reciprocal-rank fusion). ``where`` keeps only facts
-        whose metadata (and subject / relation / object) match a filter built with
-        ``shared_core.filters`` (or a dict of field -> value, all equal), inside the index.
+        ``options`` is a :class:`~shared_core.memory.options.SearchOptions` (default
+        ``SearchOptions()``: k=5, the default namespace, the current state); keyword arguments
+        change single options of it (``search(query, k=3, valid_at=...)``; ``None`` keeps the
+        option). See :class:`~shared_core.memory.options.SearchOptions` for what each means.
+        Fewer than ``k`` hits come back when Phi_T removes some (they are in ``Hit.shadows``);
+        the recency buffer's hits come on top of ``k``.
         """
-        request = self._query(
-            query, k, namespace, valid_at, known_at, include_history, use_recency_buffer, expand
-        )
-        request = replace(request, where=as_filter(where))
+        asked = (options if options is not None else SearchOptions()).merged(**changes)
+        request = self._query(query, asked)
         with self._lock:
             self._catch_up()
-        return self._reader.search(request, self._query_vectors(request), detector)
+        return self._reader.search(request, self._query_vectors(request))
 
     def context(
         self,
         query: str,
+        options: SearchOptions | None = None,
+        /,
         *,
         token_budget: int = 512,
-        k: int = 20,
         count_tokens: Callable[[str], int] | None = None,
-        **search: Any,
+        **changes: Unpack[SearchChanges],
     ) -> str:
         """The surviving facts' sentences as one block for a prompt, each line with its valid
         time, most relevant first (newest-valid first within equal relevance), cut to
         ``token_budget`` (see :mod:`shared_core.memory.context` for the token count).
-        ``search`` takes the keyword arguments of :meth:`search`."""
-        hits = self.search(query, k=k, **search)
+        ``options`` and ``changes`` are those of :meth:`search`, except that ``k`` defaults to
+        20 here (more candidates, then the budget decides)."""
+        base = options if options is not None else SearchOptions(k=CONTEXT_K)
+        hits = self.search(query, base.merged(**changes))
         return pack_context(hits, token_budget=token_budget, count_tokens=count_tokens)
 
     def history(
@@ -401,50 +398,45 @@ class TemporalMemory:
             return self._synced(self._sync.rebuild if full else self._sync.catch_up)
 
     # ------------------------------------------------------------------ async twins
-    async def aadd(self, text: str, **options: Any) -> Added:
-        """:meth:`add` without blocking the event loop."""
-        return await asyncio.to_thread(lambda: self.add(text, **options))
+    aadd = async_twin(add)
+    aadd_many = async_twin(add_many)
+    aretract = async_twin(retract)
+    acorrect = async_twin(correct)
+    aretire = async_twin(retire)
+    aretire_where = async_twin(retire_where)
+    aunretire = async_twin(unretire)
+    adeclare = async_twin(declare)
+    asearch = async_twin(search)
+    acontext = async_twin(context)
+    ahistory = async_twin(history)
+    aas_of = async_twin(as_of)
+    aselect = async_twin(select)
+    aexplain = async_twin(explain)
+    areconcile = async_twin(reconcile)
+    aclose = async_twin(close)
 
-    async def aadd_many(self, items: Iterable[Item], **options: Any) -> list[Added]:
-        """:meth:`add_many` without blocking the event loop."""
-        items = list(items)
-        return await asyncio.to_thread(lambda: self.add_many(items, **options))
+    async def __aenter__(self) -> Self:
+        return self
 
-    async def asearch(self, query: str, **options: Any) -> list[Hit]:
-        """:meth:`search` without blocking the event loop."""
-        return await asyncio.to_thread(lambda: self.search(query, **options))
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
 
     # ------------------------------------------------------------------ internals
-    def _query(
-        self,
-        query: str,
-        k: int,
-        namespace: str,
-        valid_at: datetime | None,
-        known_at: datetime | None,
-        include_history: bool,
-        use_recency_buffer: bool,
-        expand: int,
-    ) -> Query:
+    def _query(self, query: str, options: SearchOptions) -> Query:
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("query", "is empty", "pass the text to search for")
-        for name, value in (("k", k), ("expand", expand)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < (name == "k"):
-                raise InvalidInputError(name, f"{value!r} is out of range", "pass an int >= 1")
-        if expand and self._reader.expander is None:
+        if options.expand and self._reader.expander is None:
             raise InvalidInputError(
                 "expand", "needs a query expander", "pass expander=... to TemporalMemory"
             )
-        valid: Instant = to_instant(valid_at if valid_at else self.clock.now(), "valid_at")
-        known = to_instant(known_at, "known_at") if known_at is not None else None
+        now = options.valid_at if options.valid_at is not None else self.clock.now()
+        valid: Instant = to_instant(now, "valid_at")
+        known = None if options.known_at is None else to_instant(options.known_at, "known_at")
         return Query(
             text=query,
-            k=k,
-            namespace=check_namespace(namespace),
-            valid_at=None if include_history else valid,
+            options=options,
+            valid_at=None if options.include_history else valid,
             known_at=known,
-            buffer=use_recency_buffer,
-            expand=expand,
         )
 
     def _query_vectors(self, request: Query) -> list[tuple[str, Vector]]:

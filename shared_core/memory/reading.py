@@ -1,4 +1,4 @@
-"""The read path of DESIGN.md: (expansion) -> index top-k among visible facts -> union the
+"""The read path of docs/design.md: (expansion) -> index top-k among visible facts -> union the
 recency buffer -> fuse and de-duplicate -> resolve in the ledger -> Phi_T -> hits."""
 
 from __future__ import annotations
@@ -14,28 +14,27 @@ from shared_core.dominance import (
     shadows_by_survivor,
     temporal_dominance,
 )
-from shared_core.filters import Filter, matches
+from shared_core.filters import matches
 from shared_core.index.base import Vector, VectorIndex
-from shared_core.ledger.base import LedgerStore
 from shared_core.ledger.results import StoredVersion
+from shared_core.ledger.store import LedgerStore
 from shared_core.memory.expansion import expand_query
 from shared_core.memory.fusion import reciprocal_rank_fusion
 from shared_core.memory.hits import Hit
+from shared_core.memory.options import SearchOptions
 from shared_core.recency import RecencyBuffer
 
 
 @dataclass(frozen=True, slots=True)
 class Query:
-    """A validated search request; ``valid_at=None`` means any valid time (history)."""
+    """A search request with its times resolved: ``valid_at`` is the instant asked about (now
+    unless the options say otherwise; ``None``: any valid time, i.e. history) and ``known_at``
+    ``None`` means as known now."""
 
     text: str
-    k: int
-    namespace: str
+    options: SearchOptions
     valid_at: Instant | None
-    known_at: Instant | None  # None: as known now
-    buffer: bool = False
-    expand: int = 0
-    where: Filter | None = None
+    known_at: Instant | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,22 +61,17 @@ class Reader:
 
     def variants(self, query: Query) -> list[str]:
         """The query and, when asked, the expander's rewrites of it."""
-        if not query.expand or self.expander is None:
+        if not query.options.expand or self.expander is None:
             return [query.text]
-        return [query.text, *expand_query(self.expander, query.text, query.expand)]
+        return [query.text, *expand_query(self.expander, query.text, query.options.expand)]
 
-    def search(
-        self,
-        query: Query,
-        vectors: Sequence[tuple[str, Vector]],
-        detector: ConflictDetector | None,
-    ) -> list[Hit]:
+    def search(self, query: Query, vectors: Sequence[tuple[str, Vector]]) -> list[Hit]:
         """The hits for ``query``, given one vector per query variant."""
         ranked = self._ranked(query, vectors)
         hits = [Hit(r.version.fact, r.score, from_buffer=r.from_buffer) for r in ranked]
-        if detector is not None:
-            hits = _dominate(hits, detector, query.text)
-        return _top(hits, query.k)
+        if query.options.detector is not None:
+            hits = _dominate(hits, query.options.detector, query.text)
+        return _top(hits, query.options.k)
 
     def _ranked(self, query: Query, vectors: Sequence[tuple[str, Vector]]) -> list[_Ranked]:
         buffered = self._buffered(query)
@@ -88,11 +82,11 @@ class Reader:
         for _, vector in vectors:
             matches = self._index.search(
                 vector,
-                k=query.k,
-                namespace=query.namespace,
+                k=query.options.k,
+                namespace=query.options.namespace,
                 valid_at=query.valid_at,
                 known_at=query.known_at,
-                where=query.where,
+                where=query.options.where,
             )
             scored = [(m.row_id, m.score) for m in matches]
             retrieved.update(row_id for row_id, _ in scored)
@@ -114,7 +108,7 @@ class Reader:
         lags behind) are dropped, and a fact id appears once."""
         known = None if query.known_at is None else from_instant(query.known_at)
         versions = self._ledger.versions(
-            row_ids=order, known_at=known, attributes=query.where is not None
+            row_ids=order, known_at=known, attributes=query.options.where is not None
         )
         found = {v.record.row_id: v for v in versions}
         out: list[_Ranked] = []
@@ -128,14 +122,14 @@ class Reader:
         return out
 
     def _buffered(self, query: Query) -> list[StoredVersion]:
-        if not query.buffer:
+        if not query.options.use_recency_buffer:
             return []
-        ids = [c.id for c in self._buffer.recent(namespace=query.namespace)]
+        ids = [c.id for c in self._buffer.recent(namespace=query.options.namespace)]
         if not ids:
             return []
         known = None if query.known_at is None else from_instant(query.known_at)
         versions = self._ledger.versions(
-            fact_ids=ids, known_at=known, attributes=query.where is not None
+            fact_ids=ids, known_at=known, attributes=query.options.where is not None
         )
         return [v for v in versions if _visible(v, query)]
 
@@ -157,9 +151,9 @@ def _top(hits: list[Hit], k: int) -> list[Hit]:
 def _visible(version: StoredVersion, query: Query) -> bool:
     record = version.record
     return (
-        record.namespace == query.namespace
+        record.namespace == query.options.namespace
         and record.visible(query.valid_at, query.known_at)
-        and matches(query.where, record.attributes)
+        and matches(query.options.where, record.attributes)
     )
 
 

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 
 from shared_core.embedders.base import Embedder, check_vectors, embedding_call
 from shared_core.index.base import Vector, VectorIndex
-from shared_core.ledger.base import LedgerStore
 from shared_core.ledger.results import ChangeCursor, VersionRecord
+from shared_core.ledger.store import LedgerStore
 from shared_core.memory.hits import ReconcileReport
 
 PAGE = 5_000

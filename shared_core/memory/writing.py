@@ -31,16 +31,21 @@ def plan_item(
     position: int,
     namespace: str,
     valid_from: datetime | None,
+    valid_to: datetime | None = None,
 ) -> Plan:
     """A Fact is written as given; a text goes through the extractor (keyed facts, or prose).
+    ``valid_from`` / ``valid_to`` fill the valid time a statement does not carry itself.
 
     A missing valid_from stays None: the ledger then uses the record time, and plain prose
     repeated later is recognised as the same statement (not stored twice).
     """
     if isinstance(item, Fact):
-        if item.valid_from is None and valid_from is not None:
-            item = replace(item, valid_from=valid_from)
-        return Plan(item.text, (item,))
+        defaults: dict[str, Any] = {
+            name: value
+            for name, value in (("valid_from", valid_from), ("valid_to", valid_to))
+            if value is not None and getattr(item, name) is None
+        }
+        return Plan(item.text, (replace(item, **defaults) if defaults else item,))
     if not isinstance(item, str) or not item.strip():
         raise InvalidInputError(
             f"items[{position}]", "is empty or not a string", "pass text to remember, or a Fact"
@@ -49,7 +54,7 @@ def plan_item(
         extraction = extractor.extract(item, dict(metadata))
     except InvalidInputError as exc:
         raise exc.at(f"items[{position}]") from exc.__cause__
-    statements = _statements(item, extraction, metadata, namespace, valid_from)
+    statements = _statements(item, extraction, metadata, namespace, (valid_from, valid_to))
     return Plan(item, statements, extraction.problem)
 
 
@@ -58,14 +63,15 @@ def _statements(
     extraction: Extraction,
     metadata: Mapping[str, Any],
     namespace: str,
-    valid_from: datetime | None,
+    valid: tuple[datetime | None, datetime | None],
 ) -> tuple[Fact, ...]:
+    valid_from, valid_to = valid
     if not extraction.facts:
         prose = Fact(
             text=text,
             namespace=namespace,
             valid_from=extraction.valid_from or valid_from,
-            valid_to=extraction.valid_to,
+            valid_to=extraction.valid_to or valid_to,
             metadata=metadata if extraction.metadata is None else extraction.metadata,
         )
         return (prose,)
@@ -76,7 +82,7 @@ def _statements(
             relation=found.relation,
             object=found.object,
             valid_from=found.valid_from or valid_from,
-            valid_to=found.valid_to,
+            valid_to=found.valid_to or valid_to,
             namespace=namespace,
             metadata=found.metadata,
         )

@@ -47,7 +47,7 @@ def objects(facts: list[Fact]) -> list[object]:
 
 
 class LedgerConformance(ProseSupersessionConformance):
-    """Behaviour every :class:`LedgerStore` must have (the contract of DESIGN.md), judged prose
+    """Behaviour every :class:`LedgerStore` must have (the contract of docs/design.md), judged prose
     supersession included (:class:`ProseSupersessionConformance`)."""
 
     examples = 120

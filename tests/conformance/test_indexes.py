@@ -12,7 +12,7 @@ import pytest
 
 from shared_core.errors import EmbedderMismatchError
 from shared_core.index import VectorIndex
-from shared_core.index.memory import NumpyIndex
+from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger.results import ChangeCursor
 from tests.conformance.index_suite import (
     DIM,

@@ -12,7 +12,7 @@ from langchain_tests.integration_tests import RetrieversIntegrationTests
 from langchain_temporal import TemporalRetriever
 from shared_core.clock import ManualClock
 from shared_core.embedders.base import HashingEmbedder
-from shared_core.index.memory import NumpyIndex
+from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import TemporalMemory
 

@@ -28,7 +28,7 @@ from llama_index.core.vector_stores.types import BasePydanticVectorStore, Filter
 from llamaindex_temporal import TemporalVectorStore
 from shared_core.clock import ManualClock
 from shared_core.embedders.base import HashingEmbedder
-from shared_core.index.memory import NumpyIndex
+from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import TemporalMemory
 from tests.conformance.llamaindex_vector_store_suite import (

@@ -27,7 +27,7 @@ from shared_core.detectors.key import KeyConflictDetector
 from shared_core.dominance import AnyConflict, Candidate, Conflict
 from shared_core.embedders.base import HashingEmbedder
 from shared_core.facts import Fact
-from shared_core.index.memory import NumpyIndex
+from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import Hit, TemporalMemory
 

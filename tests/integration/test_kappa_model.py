@@ -1,12 +1,10 @@
-"""The shipped prose conflict detector (kappa-minilm): offline loading, its card, its quality on
-the held-out test set, and the training script's determinism."""
+"""The shipped prose conflict detector (kappa-minilm): offline loading, its card, read-time and
+write-time use (its quality and its training are tested in tests/training/)."""
 
 from __future__ import annotations
 
 import json
 import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,7 +23,6 @@ from shared_core.detectors.kappa import (
 )
 from shared_core.dominance import Candidate, temporal_dominance
 from shared_core.errors import DetectorError, InvalidInputError, ModelNotFoundError
-from shared_core.eval.kappa_eval import evaluate, load_pairset
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,31 +60,6 @@ def test_the_shipped_weights_are_the_ones_the_card_describes() -> None:
     assert (KAPPA_FOLDER / WEIGHTS_FILE).stat().st_size < 16_000_000
     assert 0.0 < card["threshold"] < 1.0
     assert (KAPPA_FOLDER / "LICENSE").is_file()
-
-
-def test_the_dev_f1_of_the_card_is_reproduced(scorer: KappaScorer) -> None:
-    dev = load_pairset("dev")
-    scores = scorer.contradiction_scores([(p.older, p.newer) for p in dev])
-    report = evaluate(dev, scores, scorer.card.threshold)
-    assert report.overall.f1 == pytest.approx(scorer.card.facts["dev_f1"], abs=2e-3)
-
-
-def test_held_out_test_figures_are_the_ones_the_readme_quotes(scorer: KappaScorer) -> None:
-    """F1 0.835 on the hand-written test set (never used for training or the threshold; the
-    issue's aim of 0.90 is not met, see the README); no false alarm on unrelated pairs."""
-    test = load_pairset("test")
-    scores = scorer.contradiction_scores([(p.older, p.newer) for p in test])
-    report = evaluate(test, scores, scorer.card.threshold)
-    assert report.overall.f1 == pytest.approx(0.835, abs=0.003), report.to_dict()
-    assert report.unrelated_false_alarms == (0, 20)
-
-
-def test_scores_come_back_in_input_order_whatever_the_batching(scorer: KappaScorer) -> None:
-    pairs = [(p.older, p.newer) for p in load_pairset("dev")[:40]]
-    small = KappaScorer(batch_size=3)
-    assert small.contradiction_scores(pairs) == pytest.approx(
-        scorer.contradiction_scores(pairs), abs=1e-5
-    )
 
 
 def test_read_time_phi_t_on_prose_drops_the_contradicted_statement(scorer: KappaScorer) -> None:
@@ -144,29 +116,6 @@ def test_bad_options_name_the_field() -> None:
         KappaScorer(batch_size=0)
     with pytest.raises(InvalidInputError, match=r"pairs\[0\]"):
         KappaScorer().contradiction_scores([("only one",)])  # type: ignore[list-item]
-
-
-def test_training_is_deterministic_for_a_seed(tmp_path: Path) -> None:
-    """Two tiny runs of the training script with the same seed write identical weights."""
-    hashes = []
-    for run in ("a", "b"):
-        out = tmp_path / run
-        subprocess.run(
-            [
-                sys.executable,
-                str(ROOT / "training" / "train_kappa.py"),
-                "--count=96",
-                "--seed=5",
-                "--quiet",
-                f"--out={out}",
-            ],
-            check=True,
-            capture_output=True,
-            cwd=ROOT,
-        )
-        hashes.append(json.loads((out / CARD_FILE).read_text())["facts"]["weights_sha256"])
-        assert file_sha256(out / WEIGHTS_FILE) == hashes[-1]
-    assert hashes[0] == hashes[1]
 
 
 def test_open_judges_prose_at_write_time_with_kappa_by_default(tmp_path: Path) -> None:
@@ -239,24 +188,3 @@ def test_a_missing_torch_names_the_extra_and_the_way_out(monkeypatch: pytest.Mon
     monkeypatch.setattr(kappa.importlib, "import_module", without_torch)
     with pytest.raises(MissingDependencyError, match=r"embedded.*prose_judge=None"):
         KappaScorer().contradiction_scores([("a b c", "d e f")])
-
-
-def test_swapped_negatives_add_the_order_free_kinds_read_backwards() -> None:
-    import importlib.util
-
-    from shared_core.eval.kappa_pairs import LabelledPair
-
-    spec = importlib.util.spec_from_file_location(
-        "train_kappa", ROOT / "training" / "train_kappa.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    change = LabelledPair("a", "b", 1, "explicit_change", "f")
-    paraphrase = LabelledPair("c", "d", 0, "paraphrase", "f")
-    assert module.with_swapped_negatives([change, paraphrase]) == [
-        change,
-        paraphrase,
-        LabelledPair("d", "c", 0, "paraphrase", "f"),
-    ]

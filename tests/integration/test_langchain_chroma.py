@@ -139,7 +139,7 @@ async def test_the_temporal_retriever_serves_only_current_versions(
 
 async def test_the_compressor_removes_the_stale_chunks_chroma_returned(chroma: Chroma) -> None:
     retriever = ContextualCompressionRetriever(
-        base_compressor=TemporalDocumentCompressor(),
+        base_compressor=TemporalDocumentCompressor(timestamp_key="timestamp"),  # the user's field
         base_retriever=chroma.as_retriever(search_kwargs={"k": K}),
     )
     answers = {p: retriever.invoke(question(p)) for p in MOVES}

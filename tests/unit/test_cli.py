@@ -18,8 +18,8 @@ import pytest
 from rich.console import Console
 
 from shared_core import Cardinality, InMemoryLedger, SQLiteLedger
-from shared_core.cli import DEFAULT_DEMO_LEDGER, main
-from shared_core.demo import describe_effect
+from shared_core.cli.commands import DEFAULT_DEMO_LEDGER, main
+from shared_core.cli.demo import describe_effect
 from shared_core.facts import Fact
 
 
@@ -441,8 +441,52 @@ def test_ledger_text_is_never_read_as_markup(cli: RunCli, tmp_path: Path) -> Non
 
 
 def test_importing_the_cli_does_not_import_rich() -> None:
-    code = "import sys, shared_core.cli, shared_core.demo; print('rich' in sys.modules)"
+    code = "import sys, shared_core.cli, shared_core.cli.demo; print('rich' in sys.modules)"
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.strip() == "False"
+
+
+# ---------------------------------------------------------------- commands of other distributions
+def test_the_benchmark_and_the_training_pipeline_add_their_commands(cli: RunCli) -> None:
+    """Both are installed by make (benchmarks/, training/); the core only finds them."""
+    helped = cli("--help")
+    assert helped.code == 0
+    assert "bench" in helped.out
+    assert "kappa-eval" in helped.out
+
+
+def test_a_command_that_cannot_load_is_left_out(
+    cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import argparse
+
+    from shared_core.cli import commands as cli_commands
+
+    def hello(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+        command = commands.add_parser("hello", help="say hello")
+        command.set_defaults(handler=lambda args, console: console.print("hello") or 0)
+
+    class Point:
+        def __init__(self, name: str, target: Any) -> None:
+            self.name = name
+            self.target = target
+
+        def load(self) -> Any:
+            if isinstance(self.target, Exception):
+                raise self.target
+            return self.target
+
+    points = [Point("broken", ImportError("no module named 'gone'")), Point("hello", hello)]
+    monkeypatch.setattr(cli_commands, "plugin_entry_points", lambda: points)
+    assert cli("hello").out.strip() == "hello"
+    assert "broken" not in cli("--help").out
+
+
+def test_the_version_is_the_installed_distributions() -> None:
+    import importlib.metadata
+
+    import shared_core
+
+    assert shared_core.__version__ == importlib.metadata.version("temporal-rag")

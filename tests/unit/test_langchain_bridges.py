@@ -14,7 +14,7 @@ from langchain_core.runnables import RunnableLambda
 from langchain_temporal import CoreEmbeddings, LangChainEmbedder, TemporalRetriever, text_llm
 from shared_core.embedders.base import Embedder, HashingEmbedder
 from shared_core.errors import EmbedderError, InvalidInputError, MissingDependencyError
-from shared_core.index.memory import NumpyIndex
+from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import TemporalMemory
 

@@ -25,12 +25,12 @@ QUERY = "Where does Maria live?"
 
 
 def lives(city: str, when: object, *, id: str | None = None, **extra: Any) -> Document:
-    metadata = {"subject": "Maria", "relation": "lives in", "object": city, "timestamp": when}
+    metadata = {"subject": "Maria", "relation": "lives in", "object": city, "valid_from": when}
     return Document(f"Maria lives in {city}.", metadata={**metadata, **extra}, id=id)
 
 
 def prose(text: str, when: object = None, **extra: Any) -> Document:
-    metadata = {"timestamp": when, **extra} if when is not None else dict(extra)
+    metadata = {"valid_from": when, **extra} if when is not None else dict(extra)
     return Document(text, metadata=metadata)
 
 
@@ -57,23 +57,25 @@ def test_newer_documents_about_the_same_key_remove_older_ones() -> None:
     assert kept[1].metadata["shadows"] == [
         {
             "id": "b",
+            "fact_id": None,
+            "position": 0,
             "text": "Maria lives in Berlin.",
             "timestamp": "2019-01-01T00:00:00+00:00",
             "namespace": "default",
             "dominated_by": "p",
             "detector": "key",
             "score": 1.0,
-            "position": 0,
         },
         {
             "id": "l",
+            "fact_id": None,
+            "position": 1,
             "text": "Maria lives in Lisbon.",
             "timestamp": "2022-05-01T00:00:00+00:00",
             "namespace": "default",
             "dominated_by": "p",
             "detector": "key",
             "score": 1.0,
-            "position": 1,
         },
     ]
 
@@ -142,11 +144,11 @@ def test_namespaces_are_never_compared() -> None:
 
 
 def test_a_partial_key_is_prose_and_many_relations_accumulate() -> None:
-    partial = Document("Maria: Lisbon", metadata={"subject": "Maria", "timestamp": 1})
+    partial = Document("Maria: Lisbon", metadata={"subject": "Maria", "valid_from": 1})
     assert len(TemporalDocumentCompressor().compress_documents([partial, lives("Porto", 2)], QUERY)) == 2  # noqa: E501  # fmt: skip
     speaks = [
-        Document("Maria speaks Portuguese.", metadata={"subject": "Maria", "relation": "speaks", "object": "pt", "timestamp": 1}),  # noqa: E501
-        Document("Maria speaks German.", metadata={"subject": "Maria", "relation": "speaks", "object": "de", "timestamp": 2}),  # noqa: E501
+        Document("Maria speaks Portuguese.", metadata={"subject": "Maria", "relation": "speaks", "object": "pt", "valid_from": 1}),  # noqa: E501
+        Document("Maria speaks German.", metadata={"subject": "Maria", "relation": "speaks", "object": "de", "valid_from": 2}),  # noqa: E501
     ]  # fmt: skip
     many = TemporalDocumentCompressor(detector=KeyConflictDetector({"speaks": "many"}))
     assert len(many.compress_documents(speaks, QUERY)) == 2
@@ -198,7 +200,7 @@ def test_a_bad_timestamp_names_the_document_and_the_key(when: object, problem: s
     documents = [lives("Lisbon", 1, id="fine"), lives("Porto", when, id="doc-7")]
     with pytest.raises(InvalidInputError) as caught:
         TemporalDocumentCompressor().compress_documents(documents, QUERY)
-    assert caught.value.field == "documents[1] (doc-7).metadata['timestamp']"
+    assert caught.value.field == "documents[1] (doc-7).metadata['valid_from']"
     assert problem in caught.value.problem
 
 

@@ -20,7 +20,7 @@ from shared_core.detectors.llm import LLMConflictDetector
 from shared_core.embedders.base import HashingEmbedder
 from shared_core.errors import DetectorError
 from shared_core.extractors.llm import LLMExtractor
-from shared_core.index.memory import NumpyIndex
+from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import TemporalMemory
 
@@ -31,8 +31,8 @@ BERLIN_OUTDATED = '{"conflicts": [[1, 2]]}'  # statement 1 (oldest) is outdated 
 def prose_timeline() -> list[Document]:
     """Prose without keys, as a vector store returns it: only an NLI or LLM judge can tell."""
     return [
-        Document("Maria lives in Berlin.", metadata={"timestamp": "2019-03-01T00:00Z"}, id="b"),
-        Document("Maria moved to Lisbon last May.", metadata={"timestamp": 1_651_363_200}, id="l"),
+        Document("Maria lives in Berlin.", metadata={"valid_from": "2019-03-01T00:00Z"}, id="b"),
+        Document("Maria moved to Lisbon last May.", metadata={"valid_from": 1_651_363_200}, id="l"),
         Document("The office opens at nine.", id="o"),  # undated: never shown to the judge
     ]
 
@@ -188,7 +188,7 @@ async def test_the_retriever_with_an_llm_judge_is_the_same_sync_and_async() -> N
     ) as memory:
         retriever = TemporalRetriever(memory=memory, k=5)
         retriever.add_documents(
-            [Document(d.page_content, metadata={"valid_from": d.metadata.get("timestamp")})
+            [Document(d.page_content, metadata={"valid_from": d.metadata.get("valid_from")})
              for d in prose_timeline()]
         )  # fmt: skip
         judge = LLMConflictDetector(text_llm(FakeListChatModel(responses=[BERLIN_OUTDATED])))

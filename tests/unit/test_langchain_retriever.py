@@ -16,7 +16,7 @@ from shared_core.detectors.key import KeyConflictDetector
 from shared_core.embedders.base import HashingEmbedder
 from shared_core.errors import InvalidInputError
 from shared_core.filters import where
-from shared_core.index.memory import NumpyIndex
+from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import TemporalMemory
 
@@ -84,7 +84,7 @@ def test_a_document_carries_the_fact_and_its_times(
     assert isinstance(metadata.pop("recorded_at"), str)
     assert metadata == {
         "source": "chat",
-        "id": fact_id,
+        "fact_id": fact_id,
         "subject": "Maria",
         "relation": "lives in",
         "object": "Porto",
@@ -159,6 +159,8 @@ def test_phi_t_reports_what_it_removed_on_the_survivor(
     berlin = next(s for s in shadows if s["id"] == moves["Berlin"])
     assert berlin == {
         "id": moves["Berlin"],
+        "fact_id": moves["Berlin"],
+        "position": None,
         "text": "Maria lives in Berlin.",
         "timestamp": "2019-01-01T00:00:00+00:00",
         "namespace": "default",
@@ -271,6 +273,20 @@ async def test_a_call_with_k_below_one_is_refused_by_the_core(
         retriever.invoke(QUERY, k=k)
     with pytest.raises(InvalidInputError, match=r"k: .* out of range"):
         await retriever.ainvoke(QUERY, k=k)
+
+
+async def test_a_call_may_give_its_times_as_iso_strings_or_epoch_seconds(
+    memory: TemporalMemory, moves: dict[str, str]
+) -> None:
+    """The bug: the constructor read ISO strings, a call (invoke(q, valid_at="...")) did not."""
+    retriever = TemporalRetriever(memory=memory, k=5)
+    in_2020 = retriever.invoke(QUERY, valid_at=d(2020))
+    assert retriever.invoke(QUERY, valid_at="2020-01-01T00:00:00Z") == in_2020  # type: ignore[arg-type]
+    epoch = d(2020).timestamp()
+    assert await retriever.ainvoke(QUERY, valid_at=epoch) == in_2020
+    assert TemporalRetriever(memory=memory, k=5, valid_at="2020-01-01T00:00:00Z").invoke(QUERY) == (
+        in_2020
+    )
 
 
 def test_naive_datetimes_are_refused(memory: TemporalMemory) -> None:

@@ -18,7 +18,7 @@ from shared_core.dominance import Candidate
 from shared_core.embedders.base import Embedder, HashingEmbedder
 from shared_core.errors import EmbedderError, InvalidInputError
 from shared_core.extractors.llm import LLMExtractor
-from shared_core.index.memory import NumpyIndex
+from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import TemporalMemory
 

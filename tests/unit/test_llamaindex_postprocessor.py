@@ -54,7 +54,7 @@ def test_stale_nodes_go_survivors_keep_rank_order_and_report_their_shadows() -> 
     assert ids(out) == ["food", "porto"]
     assert [n.score for n in out] == [0.8, 0.6]
     shadows = out[1].node.metadata["shadows"]
-    assert [(s["node_id"], s["dominated_by"], s["detector"]) for s in shadows] == [
+    assert [(s["id"], s["dominated_by"], s["detector"]) for s in shadows] == [
         ("lisbon", "porto", "key"),
         ("berlin", "porto", "key"),
     ]
@@ -97,13 +97,13 @@ async def test_async_agrees_with_sync() -> None:
 
 
 def test_earlier_shadows_are_kept() -> None:
-    earlier = {"node_id": "x", "text": "Maria lives in Rome.", "dominated_by": "porto"}
+    earlier = {"id": "x", "text": "Maria lives in Rome.", "dominated_by": "porto"}
     nodes = [
         lives("berlin", "Berlin", d(2019)),
         lives("porto", "Porto", d(2024), shadows=[earlier]),
     ]
     (porto,) = TemporalNodePostprocessor().postprocess_nodes(nodes)
-    assert [s["node_id"] for s in porto.node.metadata["shadows"]] == ["x", "berlin"]
+    assert [s["id"] for s in porto.node.metadata["shadows"]] == ["x", "berlin"]
 
 
 @pytest.mark.parametrize(
@@ -137,10 +137,15 @@ def test_undated_nodes_are_never_removed_and_never_remove() -> None:
     assert ids(TemporalNodePostprocessor().postprocess_nodes(nodes)) == ["undated", "new"]
 
 
-def test_a_partial_key_is_an_error_naming_the_node() -> None:
-    nodes = [scored("half", "Maria ...", subject="Maria", relation="lives in")]
-    with pytest.raises(InvalidInputError, match=r"nodes\[0\] \(id 'half'\)\.metadata\['object'\]"):
-        TemporalNodePostprocessor().postprocess_nodes(nodes)
+def test_a_partial_key_is_prose_as_in_langchain() -> None:
+    """One policy in both adapters (shared_core.adapter_toolkit): an item with some but not all
+    key fields is prose, so a node carrying an unrelated "subject" is never removed by the key
+    rule and never breaks the pipeline."""
+    nodes = [
+        scored("half", "Maria ...", subject="Maria", relation="lives in", valid_from=d(2019)),
+        lives("porto", "Porto", d(2024)),
+    ]
+    assert ids(TemporalNodePostprocessor().postprocess_nodes(nodes)) == ["half", "porto"]
 
 
 def test_namespaces_are_never_compared() -> None:
@@ -161,7 +166,7 @@ def test_field_names_are_options() -> None:
         shadows_key="removed",
     )  # fmt: skip
     (kept,) = processor.postprocess_nodes(nodes)
-    assert [s["node_id"] for s in kept.node.metadata["removed"]] == ["old"]
+    assert [s["id"] for s in kept.node.metadata["removed"]] == ["old"]
 
 
 def test_options_are_keyword_only_and_checked() -> None:

@@ -31,7 +31,7 @@ from shared_core.clock import ManualClock
 from shared_core.detectors.key import KeyConflictDetector
 from shared_core.embedders.base import HashingEmbedder
 from shared_core.errors import InvalidInputError
-from shared_core.index.memory import NumpyIndex
+from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import TemporalMemory
 
@@ -154,7 +154,7 @@ def test_include_history_with_a_detector_reports_shadows(
     assert sorted(result.ids or []) == ["porto", "sardines"]
     porto = next(n for n in result.nodes or [] if n.node_id == "porto")
     shadows = porto.metadata["shadows"]
-    assert sorted((s["node_id"], s["dominated_by"]) for s in shadows) == [
+    assert sorted((s["id"], s["dominated_by"]) for s in shadows) == [
         ("berlin", "porto"),  # the key detector names the newest dominator
         ("lisbon", "porto"),
     ]

@@ -13,7 +13,7 @@ from shared_core.clock import ManualClock
 from shared_core.embedders.base import HashingEmbedder
 from shared_core.errors import IndexSyncError, TemporalRagError
 from shared_core.index.base import Vector
-from shared_core.index.memory import NumpyIndex
+from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import ChangeCursor, InMemoryLedger, VersionRecord
 from shared_core.memory import TemporalMemory
 

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from shared_core.detectors import (
-    AllOf,
+    AllPrefilters,
     CosinePrefilter,
     KeyConflictDetector,
     NLIConflictDetector,
@@ -256,13 +256,13 @@ def test_all_of_requires_every_prefilter() -> None:
         cand("m2", "Maria in Lisbon", 3, subject="maria"),
     ]
     scorer = FakeScorer()
-    both = AllOf(same_subject, CosinePrefilter(embed, 0.9))
+    both = AllPrefilters(same_subject, CosinePrefilter(embed, 0.9))
     detector = NLIConflictDetector(scorer, prefilter=both)
     detector.find_conflicts(candidates)
     assert sorted(scorer.pairs) == [("Maria in Berlin", "Maria in Lisbon")]
     assert detector.last_counts == PairCounts(6, 1)
     with pytest.raises(InvalidInputError):
-        AllOf()
+        AllPrefilters()
 
 
 def test_condition_on_query_prefixes_both_texts() -> None:

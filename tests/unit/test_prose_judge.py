@@ -16,7 +16,7 @@ from shared_core.errors import DetectorError, IndexSyncError, InvalidInputError
 from shared_core.facts import Decision, Fact, FactStatus, Reason, ReasonKind
 from shared_core.filters import Filter
 from shared_core.index.base import IndexMatch, Vector
-from shared_core.index.memory import NumpyIndex
+from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import ChangeCursor, InMemoryLedger, SQLiteLedger, VersionRecord
 from shared_core.memory import Hit, ProseJudge, TemporalMemory
 

@@ -1,0 +1,197 @@
+"""``temporal-rag bench``: load the datasets, run every method, print the table, write the report.
+
+The command line parses the options (:mod:`shared_core.cli`); this module does the work, so it
+can also be called from Python: ``bench(BenchRequest(...), console)``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from shared_core.embedders.base import Embedder
+from temporal_rag_bench.profiles import DATASETS, PROFILES, load_datasets
+from temporal_rag_bench.registry import select_methods
+from temporal_rag_bench.report import print_summary, write_report
+from temporal_rag_bench.results import environment, scored
+from temporal_rag_bench.runner import RunOptions, run_bench
+from temporal_rag_bench.store import Progress
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+Judge = Callable[[str], str]
+
+
+class BenchUsageError(ValueError):
+    """A request that cannot run as asked (unknown dataset or method, a bad --judge)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BenchRequest:
+    """Everything a bench run is asked for (the CLI's options)."""
+
+    command: str
+    profile: str = "quick"
+    datasets: tuple[str, ...] = DATASETS
+    methods: tuple[str, ...] = ()
+    out: Path = Path("build") / "bench"
+    seed: int = 0
+    k: int = 5
+    data_dir: Path | None = None
+    limit: int | None = None
+    judge: str | None = None  # MODULE:NAME of a prompt -> reply callable
+    judge_sample: int = 40
+
+
+def load_judge(spec: str) -> Judge:
+    """``MODULE:NAME`` -> the callable it names (a function from prompt to reply text)."""
+    module, _, name = spec.partition(":")
+    if not module or not name:
+        raise BenchUsageError(f"--judge {spec!r}: expected MODULE:NAME, e.g. my_llms:qwen_judge")
+    try:
+        found = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as exc:
+        raise BenchUsageError(f"--judge {spec!r}: cannot load it ({exc})") from exc
+    if not callable(found):
+        raise BenchUsageError(f"--judge {spec!r} is a {type(found).__name__}, not a callable")
+    judge: Judge = found
+    return judge
+
+
+def bench(
+    request: BenchRequest, console: Console, *, embedder: Embedder | None = None
+) -> tuple[dict[str, Any], list[Path]]:
+    """Run the request; print the table; write the report. Returns (results, files written).
+    ``embedder`` defaults to the offline MiniLM (loaded once, before the clock starts)."""
+    from rich.text import Text
+
+    profile = PROFILES[request.profile]
+    judge = load_judge(request.judge) if request.judge else None
+    wanted = request.methods or None
+    try:
+        selection = select_methods(wanted, judge=judge)  # fails early on unknown names
+    except ValueError as exc:
+        raise BenchUsageError(str(exc)) from exc
+    datasets, notes = load_datasets(
+        request.datasets,
+        profile=profile,
+        seed=request.seed,
+        data_dir=request.data_dir,
+        limit=request.limit,
+    )
+    notes = notes + selection.notes
+    if embedder is None:
+        embedder = _loaded_minilm(console)
+    options = RunOptions(
+        k=request.k, judge=judge, judge_sample=request.judge_sample, seed=request.seed
+    )
+    started = time.perf_counter()
+    with rich_progress(console) as progress:
+        run = run_bench(
+            datasets,
+            lambda: select_methods(wanted, judge=judge).methods,
+            embedder,
+            options=options,
+            progress=progress,
+        )
+    run.notes.extend(notes)
+    meta = _meta(request, embedder, time.perf_counter() - started)
+    results = scored(run, meta=meta, seed=request.seed)
+    print_summary(console, results)
+    written = write_report(results, request.out)
+    console.print(Text(f"report: {request.out / 'report.md'} ({len(written)} files)"))
+    return results, written
+
+
+def failures(results: dict[str, Any]) -> list[str]:
+    """``dataset/method: message`` for every method that failed."""
+    return [
+        f"{d['name']}/{m['method']}: {m['note']}"
+        for d in results["datasets"]
+        for m in d["methods"]
+        if m["status"] == "failed"
+    ]
+
+
+def _meta(request: BenchRequest, embedder: Embedder, seconds: float) -> dict[str, Any]:
+    return {
+        "command": request.command,
+        "profile": request.profile,
+        "seed": request.seed,
+        "k": request.k,
+        "datasets": list(request.datasets),
+        "methods": list(request.methods),
+        "embedder": embedder.name,
+        "judge": request.judge,
+        "prose_detector": _prose_detector(request),
+        "run_seconds": seconds,
+        "environment": environment(),
+    }
+
+
+def _prose_detector(request: BenchRequest) -> str:
+    """Which model judges prose in this run (write time and Phi_T), for the report."""
+    if request.judge:
+        return f"LLM judge {request.judge} (Phi_T); kappa-minilm at write time when installed"
+    from shared_core.detectors.kappa import KAPPA_FOLDER, KappaCard
+    from temporal_rag_bench.methods_temporal import kappa_missing
+
+    missing = kappa_missing()
+    if missing is not None:
+        return f"none ({missing})"
+    card = KappaCard.read(KAPPA_FOLDER)
+    return f"{card.name} (threshold {card.threshold:.2f}), at write time and in Phi_T"
+
+
+def _loaded_minilm(console: Console) -> Embedder:
+    from shared_core.embedders.minilm import MiniLMEmbedder
+
+    embedder = MiniLMEmbedder()
+    with console.status("loading the embedding model (all-MiniLM-L6-v2, offline)"):
+        embedder.load()
+    return embedder
+
+
+@contextmanager
+def rich_progress(console: Console) -> Iterator[Progress]:
+    """A :data:`Progress` factory drawing rich bars (each hidden once complete)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import Progress as Bars
+
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Bars(*columns, console=console, transient=True) as bars:
+
+        def start(description: str, total: int) -> Callable[[int], None]:
+            task = bars.add_task(description, total=max(total, 1))
+            done = [0]
+
+            def advance(n: int) -> None:
+                done[0] += n
+                bars.update(task, advance=n, visible=done[0] < total)
+
+            if total <= 0:
+                bars.update(task, visible=False)
+            return advance
+
+        yield start
+
+
+def parse_list(text: str, known: Sequence[str] | None = None) -> tuple[str, ...]:
+    """``a,b`` -> ("a", "b"); with ``known``, unknown names raise BenchUsageError."""
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    if known is not None:
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise BenchUsageError(f"unknown {', '.join(unknown)}; known: {', '.join(known)}")
+    return names

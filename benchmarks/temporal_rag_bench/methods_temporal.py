@@ -1,0 +1,296 @@
+"""The library's own methods: Phi_T alone, supersession alone, and both (ours).
+
+- ``phi-t``: plain top-k from the shared collection, then Phi_T (:func:`temporal_dominance`)
+  with the key detector on the keyed track; on the prose track with the shipped prose detector
+  (kappa-minilm, read-time) or, when given, the LLM judge (``judge``). Without a prose detector
+  (the ``embedded`` extra missing) it does not run on prose (reported as such, never faked).
+- ``supersession``: a :class:`TemporalMemory` (SQLite ledger + ChromaIndex in the run's Chroma
+  client, the shared vectors) fed every chunk in recorded order, keyed facts with their keys,
+  prose judged at write time by kappa-minilm (:class:`~shared_core.memory.ProseJudge`) as the
+  embedded default does; searched at ``valid_at=now`` (so as-of questions read the past).
+- ``supersession+phi-t`` (ours): the same memory's search with a read-time detector as well.
+
+One memory per dataset serves all of them (built once, its build time reported as each one's
+ingest time).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from shared_core.clock import ManualClock
+from shared_core.detectors.kappa import (
+    KAPPA_FOLDER,
+    KappaCard,
+    KappaScorer,
+    base_folder,
+    import_backend,
+    kappa_detector,
+)
+from shared_core.detectors.key import KeyConflictDetector
+from shared_core.detectors.llm import LLMConflictDetector
+from shared_core.dominance import AnyConflict, Candidate, ConflictDetector, temporal_dominance
+from shared_core.errors import TemporalRagError
+from shared_core.facts import Fact
+from shared_core.index.chroma import ChromaIndex
+from shared_core.ledger.sqlite import SQLiteLedger
+from shared_core.memory.core import TemporalMemory
+from shared_core.memory.hits import Hit
+from shared_core.memory.prose_judge import kappa_judge
+from temporal_rag_bench.methods import StoreMethod, entity_rows, top_with_buffer
+from temporal_rag_bench.model import Chunk, Dataset, Question, Retrieved, Track
+from temporal_rag_bench.store import SharedStore
+
+Judge = Callable[[str], str]
+NO_PROSE_DETECTOR = "no prose detector available (install the embedded extra, or pass --judge)"
+KAPPA_RESOURCE = "kappa-scorer"
+BUFFER_SIZE = 8
+"""The recency buffer's N (GC-Mem's short-term memory; TemporalMemory's default capacity)."""
+WRITE_BATCH = 1_000
+CHUNK_KEY = "bench_chunk"
+ENTITY_KEY = "bench_entity"
+
+
+def kappa_missing() -> str | None:
+    """Why the shipped prose detector cannot run here, or None when it can."""
+    try:
+        import_backend()
+        base_folder()
+        KappaCard.read(KAPPA_FOLDER)
+    except TemporalRagError as exc:
+        return str(exc)
+    return None
+
+
+def kappa_for(shared: SharedStore) -> KappaScorer:
+    """One kappa scorer per dataset, shared by the methods (loaded once)."""
+    return shared.resource(KAPPA_RESOURCE, KappaScorer, lambda _: None)
+
+
+def read_time_kappa(shared: SharedStore, judge: Judge | None) -> KappaScorer | None:
+    """kappa for Phi_T on prose: None when an LLM judge is given or kappa cannot run here."""
+    return None if judge is not None or kappa_missing() else kappa_for(shared)
+
+
+def detector_for(
+    dataset: Dataset, judge: Judge | None, kappa: KappaScorer | None = None
+) -> ConflictDetector | None:
+    """The best detector available for the dataset's track: the key detector on keyed data; on
+    prose the LLM judge when given, else kappa; None when neither is available."""
+    key = KeyConflictDetector(dict(dataset.cardinalities))
+    if dataset.track is Track.KEYED:
+        return key
+    if judge is not None:
+        return AnyConflict(key, LLMConflictDetector(judge, on_error="skip", name="llm-judge"))
+    if kappa is None:
+        return None
+    return AnyConflict(key, kappa_detector(scorer=kappa))
+
+
+def bag_supported(dataset: Dataset, judge: Judge | None) -> bool:
+    """Whether a Phi_T method runs in bag-of-facts mode: not with kappa on prose."""
+    return dataset.track is Track.KEYED or judge is not None
+
+
+def prose_skip_reason(dataset: Dataset, judge: Judge | None) -> str | None:
+    """Why a method needing a prose detector cannot run on this dataset, or None."""
+    if dataset.track is Track.KEYED or judge is not None:
+        return None
+    return None if kappa_missing() is None else NO_PROSE_DETECTOR
+
+
+def candidate(chunk: Chunk, score: float | None = None) -> Candidate:
+    """A chunk as Phi_T sees it: keyed chunks carry their key and object."""
+    return Candidate.from_fact(as_fact(chunk), score=score)
+
+
+def as_fact(chunk: Chunk) -> Fact:
+    """The fact a chunk becomes (keys only when the chunk is keyed); ``id`` is the chunk's."""
+    metadata = {CHUNK_KEY: chunk.id}
+    if chunk.entity is not None:
+        metadata[ENTITY_KEY] = chunk.entity
+    keyed = chunk.keyed
+    return Fact(
+        id=chunk.id,
+        text=chunk.text,
+        subject=chunk.subject if keyed else None,
+        relation=chunk.relation if keyed else None,
+        object=chunk.object if keyed else None,
+        valid_from=chunk.timestamp,
+        metadata=metadata,
+    )
+
+
+class PhiTOnly(StoreMethod):
+    family = "phi-t"
+    description = "plain top-k, then Phi_T (key detector; LLM judge on prose)"
+
+    def __init__(self, *, buffer: int = 0, judge: Judge | None = None) -> None:
+        super().__init__(buffer=buffer)
+        self.judge = judge
+        self.detector: ConflictDetector | None = None
+        self._candidates: list[Candidate] = []
+
+    def skip_reason(self, dataset: Dataset) -> str | None:
+        return prose_skip_reason(dataset, self.judge)
+
+    def uses_judge(self, dataset: Dataset) -> bool:
+        """Whether it calls the LLM judge on this dataset (then it answers a sample only)."""
+        return dataset.track is Track.PROSE and self.judge is not None
+
+    def supports_bag(self, dataset: Dataset) -> bool:
+        """Bag-of-facts mode: not with kappa on prose (every pair of a bag of up to a hundred
+        statements is a model call; kappa's pair scores are reported by ``kappa-eval``)."""
+        return bag_supported(dataset, self.judge)
+
+    def ingest(self, dataset: Dataset, shared: SharedStore) -> None:
+        super().ingest(dataset, shared)
+        self.detector = detector_for(dataset, self.judge, read_time_kappa(shared, self.judge))
+        self._candidates = [candidate(chunk) for chunk in shared.chunks]
+
+    def retrieve(self, question: Question, k: int, *, now: datetime) -> Retrieved:
+        fetched = self.shared.fetch(question.text, k, now=now)
+        buffered = [r for r in self.shared.recent(self.buffer, now=now) if r not in fetched.rows]
+        kept, shadows = self._dominate([*fetched.rows, *buffered], question.text)
+        return self.retrieved(top_with_buffer(kept, buffered, k), shadows)
+
+    def bag(self, question: Question, k: int, *, now: datetime) -> Retrieved:
+        kept, shadows = self._dominate(entity_rows(self.shared, question, now), question.text)
+        return self.retrieved(kept, shadows)
+
+    def _dominate(self, rows: Sequence[int], query: str) -> tuple[list[int], int]:
+        if self.detector is None:
+            raise RuntimeError(f"{self.name}: no detector for this dataset")
+        result = temporal_dominance([self._candidates[r] for r in rows], self.detector, query=query)
+        row = self.shared.row
+        return [row[c.id] for c in result.kept], len(result.shadows)
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltMemory:
+    memory: TemporalMemory
+    seconds: float  # ledger writes + index mirroring, vectors from the shared cache
+
+
+def build_memory(shared: SharedStore, *, capacity: int = BUFFER_SIZE) -> BuiltMemory:
+    """A TemporalMemory over the shared vectors, fed every chunk in recorded order.
+
+    Its clock (record time) stands just after the dataset's last statement, before ``now``:
+    the memory learned everything before the questions are asked, as in the simulation."""
+    started = time.perf_counter()
+    latest = max((c.timestamp for c in shared.chunks), default=shared.dataset.now)
+    clock = ManualClock(min(latest + timedelta(seconds=1), shared.dataset.now))
+    path = shared.workdir / f"{shared.name}.sqlite"
+    ledger = SQLiteLedger(path, clock=clock, durability="normal")
+    memory = TemporalMemory(
+        ledger=ledger,
+        index=ChromaIndex(client=shared.client, prefix=f"{shared.name}_tm"),
+        embedder=shared.embedder,
+        clock=clock,
+        recency_capacity=capacity,
+        prose_judge=None if kappa_missing() else kappa_judge(scorer=kappa_for(shared)),
+    )
+    for relation, cardinality in shared.dataset.cardinalities.items():
+        memory.declare(relation, cardinality)
+    ordered = sorted(shared.chunks, key=lambda c: c.recorded_order)  # stable: ties keep order
+    for start in range(0, len(ordered), WRITE_BATCH):
+        memory.add_many([as_fact(c) for c in ordered[start : start + WRITE_BATCH]])
+    return BuiltMemory(memory, time.perf_counter() - started)
+
+
+class Supersession:
+    """TemporalMemory's search: supersession at write time, Phi_T at read time if ``phi_t``."""
+
+    real_class: str | None = None
+
+    def __init__(self, *, buffer: int = 0, phi_t: bool = False, judge: Judge | None = None):
+        self.buffer = buffer
+        self.phi_t = phi_t
+        self.judge = judge
+        family = "supersession+phi-t" if phi_t else "supersession"
+        self.family = family
+        self.name = family + ("+buffer" if buffer else "")
+        self.description = (
+            "TemporalMemory: ledger supersession + Phi_T (ours)"
+            if phi_t
+            else "TemporalMemory: ledger supersession, current-state search"
+        )
+        self.ingest_seconds: float | None = None
+        self.detector: ConflictDetector | None = None
+        self._shared: SharedStore | None = None
+        self._memory: TemporalMemory | None = None
+
+    def skip_reason(self, dataset: Dataset) -> str | None:
+        return prose_skip_reason(dataset, self.judge) if self.phi_t else None
+
+    def uses_judge(self, dataset: Dataset) -> bool:
+        """Whether it calls the LLM judge on this dataset (then it answers a sample only)."""
+        return self.phi_t and dataset.track is Track.PROSE and self.judge is not None
+
+    def supports_bag(self, dataset: Dataset) -> bool:
+        """Bag-of-facts mode (see :meth:`PhiTOnly.supports_bag`)."""
+        return not self.phi_t or bag_supported(dataset, self.judge)
+
+    def ingest(self, dataset: Dataset, shared: SharedStore) -> None:
+        capacity = self.buffer or BUFFER_SIZE  # one memory serves the buffered and plain variant
+        built = shared.resource(
+            f"temporal-memory-{capacity}",
+            lambda: build_memory(shared, capacity=capacity),
+            lambda b: b.memory.close(),
+        )
+        self._shared, self._memory = shared, built.memory
+        self.ingest_seconds = built.seconds
+        kappa = read_time_kappa(shared, self.judge)
+        self.detector = detector_for(dataset, self.judge, kappa) if self.phi_t else None
+
+    def retrieve(self, question: Question, k: int, *, now: datetime) -> Retrieved:
+        memory = self._require()[1]
+        hits = memory.search(
+            question.text,
+            k=k,
+            valid_at=now,
+            detector=self.detector,
+            use_recency_buffer=self.buffer > 0,
+        )
+        return self._retrieved(hits)
+
+    def bag(self, question: Question, k: int, *, now: datetime) -> Retrieved:
+        """Bag-of-facts mode: k = every chunk about the entity, filtered in the index."""
+        shared, memory = self._require()
+        size = len(entity_rows(shared, question, now))
+        if question.entity is None or size == 0:
+            return Retrieved(())
+        hits = memory.search(
+            question.text,
+            k=size,
+            valid_at=now,
+            detector=self.detector,
+            where={ENTITY_KEY: question.entity},
+        )
+        return self._retrieved(hits)
+
+    def _retrieved(self, hits: Sequence[Hit]) -> Retrieved:
+        shared = self._require()[0]
+        chunks = tuple(shared.chunks[shared.row[str(h.fact.metadata[CHUNK_KEY])]] for h in hits)
+        return Retrieved(chunks, shadows=sum(len(h.shadows) for h in hits))
+
+    def _require(self) -> tuple[SharedStore, TemporalMemory]:
+        if self._shared is None or self._memory is None:
+            raise RuntimeError(f"{self.name}: ingest a dataset first")
+        return self._shared, self._memory
+
+
+def core_methods(*, judge: Judge | None = None, buffer: int = BUFFER_SIZE) -> list[object]:
+    """Every built-in method, each with the recency buffer off and on."""
+    from temporal_rag_bench.methods import BASELINES
+
+    out: list[object] = []
+    for size in (0, buffer):
+        out.extend(cls(buffer=size) for cls in BASELINES)
+        out.append(PhiTOnly(buffer=size, judge=judge))
+        out.append(Supersession(buffer=size, judge=judge))
+        out.append(Supersession(buffer=size, phi_t=True, judge=judge))
+    return out

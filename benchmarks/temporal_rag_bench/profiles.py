@@ -1,0 +1,82 @@
+"""Bench profiles (how big a run is) and loading the datasets a run asks for.
+
+``quick`` is what ``make bench`` runs (a few minutes on 2 cores with MiniLM); ``full`` is ten
+times the synthetic benchmark and every external item; ``tiny`` is for tests and smoke runs.
+External datasets are read from the folder a run is given (``--data-dir`` or
+``$TEMPORAL_RAG_DATA``) and skipped with a note when there is none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from temporal_rag_bench.generator import Profile
+from temporal_rag_bench.model import Dataset, Track
+
+DATASETS = ("synthetic-keyed", "synthetic-prose", "situatedqa", "locomo")
+
+
+@dataclass(frozen=True, slots=True)
+class BenchProfile:
+    """Synthetic entities (the generator scales everything with them) and the caps on the
+    external datasets (SituatedQA: time-dependent and static items each; LoCoMo:
+    conversations; None: all)."""
+
+    name: str
+    entities: int
+    situatedqa: int | None
+    locomo: int | None
+
+
+PROFILES = {
+    "tiny": BenchProfile("tiny", entities=6, situatedqa=10, locomo=1),
+    "quick": BenchProfile("quick", entities=60, situatedqa=100, locomo=2),
+    "full": BenchProfile("full", entities=600, situatedqa=None, locomo=None),
+}
+
+
+def load_datasets(
+    names: Sequence[str],
+    *,
+    profile: BenchProfile,
+    seed: int,
+    data_dir: Path | None,
+    limit: int | None = None,
+) -> tuple[list[Dataset], list[str]]:
+    """The datasets named (in :data:`DATASETS` order) and notes on any that were skipped.
+    ``limit`` caps the questions of every dataset (spread evenly over it)."""
+    unknown = [n for n in names if n not in DATASETS]
+    if unknown:
+        raise ValueError(f"unknown dataset {', '.join(unknown)}; known: {', '.join(DATASETS)}")
+    synthetic = Profile(profile.name, seed, profile.entities)
+    found: list[Dataset] = []
+    notes: list[str] = []
+    for name in (n for n in DATASETS if n in names):
+        if name.startswith("synthetic-"):
+            track = Track.KEYED if name == "synthetic-keyed" else Track.PROSE
+            found.append(synthetic.generate(track))
+        elif data_dir is None or not data_dir.is_dir():
+            where = "no --data-dir" if data_dir is None else f"{data_dir} does not exist"
+            notes.append(f"{name}: skipped ({where}; pass --data-dir with the shared data)")
+        else:
+            found.append(_external(name, data_dir, profile))
+    return [_limited(d, limit) for d in found], notes
+
+
+def _external(name: str, data_dir: Path, profile: BenchProfile) -> Dataset:
+    from temporal_rag_bench.datasets import load_locomo, load_situatedqa
+
+    if name == "situatedqa":
+        return load_situatedqa(data_dir, limit=profile.situatedqa, keyed=True)
+    return load_locomo(data_dir, limit=profile.locomo)
+
+
+def _limited(dataset: Dataset, limit: int | None) -> Dataset:
+    """At most ``limit`` questions, spread evenly over the dataset (so every cell keeps some)."""
+    total = len(dataset.questions)
+    if limit is None or total <= limit:
+        return dataset
+    picked = sorted({i * total // limit for i in range(limit)})
+    return replace(dataset, questions=tuple(dataset.questions[i] for i in picked))

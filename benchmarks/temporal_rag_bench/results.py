@@ -1,0 +1,199 @@
+"""A bench run scored: every figure of the report as one JSON-ready dict (``results.json``).
+
+Scoring is :mod:`temporal_rag_bench.metrics`' (hit / leak / clean per question over everything a
+method returned, bootstrap intervals, static retention against plain top-k); this module lays
+the figures out per dataset and method, adds costs (ingest, writes per second, latency ratio
+to plain top-k) and checks the targets of issue 7 for ours.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import platform
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from temporal_rag_bench.metrics import (
+    ALL,
+    QuestionScore,
+    aggregate_cells,
+    score_all,
+    static_retention,
+    summarize,
+)
+from temporal_rag_bench.model import Dataset, Retrieved
+from temporal_rag_bench.registry import OURS
+from temporal_rag_bench.runner import BenchRun, DatasetRun, MethodRun
+
+PLAIN = "plain"
+RATIOS = (1, 3, 10, 30, 100)
+HEADLINE_RATIOS = (1, 10, 100)
+TARGETS = {"clean": 0.99, "retention_points": -1.0, "as_of": 0.99, "latency_ratio": 1.3}
+PACKAGES = (
+    "temporal-rag",
+    "chromadb",
+    "torch",
+    "sentence-transformers",
+    "numpy",
+    "langchain-core",
+    "langchain-classic",
+    "llama-index-core",
+    "matplotlib",
+)
+
+
+def ratio_cell(n: int) -> str:
+    """The generator's cell of current questions with N stale statements."""
+    return f"current:N={n}"
+
+
+def environment() -> dict[str, Any]:
+    """Versions, machine and date, for the report's header."""
+    versions = {"python": platform.python_version()}
+    for package in PACKAGES:
+        try:
+            versions[package] = importlib.metadata.version(package)
+        except importlib.metadata.PackageNotFoundError:
+            versions[package] = "not installed"
+    return {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "versions": versions,
+        "machine": platform.machine(),
+        "platform": platform.platform(),
+        "cores": os.cpu_count(),
+    }
+
+
+def scored(run: BenchRun, *, meta: dict[str, Any], seed: int = 0) -> dict[str, Any]:
+    """The whole run as a JSON-ready dict: meta, per-dataset method figures, targets."""
+    datasets = [dataset_results(d, seed=seed) for d in run.datasets]
+    return {
+        "meta": {**meta, "seconds": run.seconds, "notes": list(run.notes)},
+        "datasets": datasets,
+        "targets": targets(datasets),
+    }
+
+
+def dataset_results(run: DatasetRun, *, seed: int) -> dict[str, Any]:
+    """One dataset: its size and costs, the detector's scores, every method's figures."""
+    dataset = run.dataset
+    scores = {m.method: score_all(dataset, m.answers) for m in run.methods if m.status == "ok"}
+    plain_scores = scores.get(PLAIN, [])
+    plain_p50 = summarize(PLAIN, plain_scores).latency_p50 if plain_scores else 0.0
+    methods = [
+        method_results(m, dataset, scores.get(m.method, []), plain_scores, plain_p50, run, seed)
+        for m in run.methods
+    ]
+    return {
+        "name": dataset.name,
+        "track": dataset.track.value,
+        "description": dataset.description,
+        "chunks": len(dataset.chunks),
+        "questions": len(dataset.questions),
+        "score_by_evidence": dataset.score_by_evidence,
+        "embed_seconds": run.embed_seconds,
+        "index_seconds": run.index_seconds,
+        "detector": run.detector,
+        "methods": methods,
+    }
+
+
+def method_results(
+    run: MethodRun,
+    dataset: Dataset,
+    scores: Sequence[QuestionScore],
+    plain_scores: Sequence[QuestionScore],
+    plain_p50: float,
+    data: DatasetRun,
+    seed: int,
+) -> dict[str, Any]:
+    """One method on one dataset (figures only when it ran)."""
+    out: dict[str, Any] = {
+        "method": run.method,
+        "family": run.family,
+        "buffered": run.buffered,
+        "real_class": run.real_class,
+        "description": run.description,
+        "status": run.status,
+        "note": run.note,
+        "sampled": run.sampled,
+    }
+    if run.status != "ok":
+        return out
+    summary = summarize(run.method, scores, seed=seed)
+    write_seconds = data.embed_seconds + data.index_seconds + run.ingest_seconds
+    out.update(
+        ingest_seconds=run.ingest_seconds,
+        writes_per_second=len(dataset.chunks) / write_seconds if write_seconds else None,
+        summary=summary.to_dict(),
+        cells={c.cell: c.to_dict() for c in aggregate_cells(run.method, scores, seed=seed)},
+        retention=static_retention(run.method, scores, PLAIN, plain_scores).to_dict()
+        if plain_scores
+        else None,
+        latency_ratio=summary.latency_p50 / plain_p50 if plain_p50 else None,
+        questions=[_question(s, run.answers[s.question_id]) for s in scores],
+    )
+    if run.bag:
+        bag_scores = score_all(dataset, run.bag)
+        out["bag"] = {
+            "summary": summarize(run.method, bag_scores, seed=seed).to_dict(),
+            "cells": {
+                c.cell: c.to_dict() for c in aggregate_cells(run.method, bag_scores, seed=seed)
+            },
+        }
+    return out
+
+
+def _question(score: QuestionScore, retrieved: Retrieved) -> dict[str, Any]:
+    return {**score.to_dict(), "retrieved": [c.id for c in retrieved.chunks]}
+
+
+def rate(method: dict[str, Any], cell: str) -> float | None:
+    """The clean rate of a method in a cell (None if it did not run or has no such cell)."""
+    found = method.get("cells", {}).get(cell)
+    return None if found is None else float(found["clean"]["estimate"])
+
+
+def headline(method: dict[str, Any], name: str) -> float | None:
+    """A headline figure's estimate (``clean``, ``stale_leak``, ``as_of_accuracy``, ...)."""
+    figure = method.get("summary", {}).get(name)
+    return None if figure is None else float(figure["estimate"])
+
+
+def targets(datasets: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Issue 7's targets for ours on the synthetic keyed track: met or not, with the figure."""
+    keyed = next((d for d in datasets if d["name"] == "synthetic-keyed"), None)
+    if keyed is None:
+        return []
+    ours = next((m for m in keyed["methods"] if m["method"] == OURS), None)
+    if ours is None or ours["status"] != "ok":
+        return []
+    checks: list[dict[str, Any]] = []
+    for n in RATIOS:
+        value = rate(ours, ratio_cell(n))
+        if value is not None:
+            checks.append(_check(f"clean@k at N={n}", value, value >= TARGETS["clean"], ">= 0.99"))
+    retention = ours.get("retention") or {}
+    points = retention.get("difference_points")
+    if points is not None:
+        ok = points >= TARGETS["retention_points"]
+        checks.append(_check("static retention vs plain (points)", points, ok, ">= -1"))
+    as_of = headline(ours, "as_of_accuracy")
+    if as_of is not None:
+        checks.append(_check("as-of accuracy", as_of, as_of >= TARGETS["as_of"], ">= 0.99"))
+    ratio = ours.get("latency_ratio")
+    if ratio is not None:
+        ok = ratio <= TARGETS["latency_ratio"]
+        checks.append(_check("p50 read latency / plain", ratio, ok, "<= 1.3"))
+    return checks
+
+
+def _check(name: str, value: float, met: bool, goal: str) -> dict[str, Any]:
+    return {"target": name, "value": value, "goal": goal, "met": met}
+
+
+def cell_names(method: dict[str, Any]) -> list[str]:
+    """A method's cells other than :data:`ALL`."""
+    return [c for c in method.get("cells", {}) if c != ALL]

@@ -1,1 +1,0 @@
-"""The benchmark harness: datasets (synthetic and external), methods, metrics and reports."""

@@ -1,0 +1,261 @@
+"""An in-memory ledger: the fake for tests, with the same semantics as the SQLite ledger.
+
+Transactions are all-or-nothing through an undo log. Nothing survives the process.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+
+from shared_core.clock import OPEN, Clock, Instant
+from shared_core.errors import LedgerError
+from shared_core.facts import Cardinality, FactKey, Reason
+from shared_core.ledger.backend import FactRow, VersionQuery
+from shared_core.ledger.ledger import Ledger
+from shared_core.ledger.records import StatementRow, VersionRow
+from shared_core.supersession import StreamState, Version
+
+
+class InMemoryBackend:
+    """Rows in Python dicts; see :class:`~shared_core.ledger.backend.Backend`."""
+
+    def __init__(self) -> None:
+        self._statements: dict[int, StatementRow] = {}
+        self._versions: dict[int, VersionRow] = {}
+        self._keys: dict[FactKey, int] = {}
+        self._key_names: dict[int, FactKey] = {}
+        self._relations: dict[str, Cardinality] = {}
+        self._by_stream: dict[tuple[int | None, str], list[int]] = defaultdict(list)
+        self._versions_by_stream: dict[tuple[int | None, str], list[int]] = defaultdict(list)
+        self._last: tuple[Instant, int] = (0, 0)
+        self._commits = 0
+        self._undo: list[Callable[[], object]] | None = None
+        self._closed = False
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        self._check_open()
+        self._undo = []
+        try:
+            yield
+        except BaseException:
+            for step in reversed(self._undo):
+                step()
+            raise
+        else:
+            self._commits += 1
+        finally:
+            self._undo = None
+
+    def revision(self) -> tuple[int, int]:
+        return 0, self._commits
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        self._check_open()
+        yield
+
+    def _log(self, step: Callable[[], object]) -> None:
+        assert self._undo is not None, "writes happen only inside transaction()"
+        self._undo.append(step)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise LedgerError("the ledger is closed")
+
+    def last_record(self) -> tuple[Instant, int]:
+        return self._last
+
+    def set_last_record(self, recorded_at: Instant, seq: int) -> None:
+        previous = self._last
+        self._log(lambda: setattr(self, "_last", previous))
+        self._last = (recorded_at, seq)
+
+    def cardinality(self, relation: str) -> Cardinality | None:
+        return self._relations.get(relation)
+
+    def set_cardinality(self, relation: str, cardinality: Cardinality, at: Instant) -> None:
+        previous = self._relations.get(relation)
+        self._log(lambda: self._restore_relation(relation, previous))
+        self._relations[relation] = cardinality
+
+    def _restore_relation(self, relation: str, previous: Cardinality | None) -> None:
+        if previous is None:
+            self._relations.pop(relation, None)
+        else:
+            self._relations[relation] = previous
+
+    def relation_in_use(self, relation: str) -> bool:
+        return any(key.relation == relation for key in self._keys)
+
+    def key_id(self, key: FactKey) -> int | None:
+        return self._keys.get(key)
+
+    def ensure_key(self, key: FactKey) -> tuple[int, bool]:
+        found = self._keys.get(key)
+        if found is not None:
+            return found, False
+        new_id = len(self._keys) + 1
+        self._keys[key] = new_id
+        self._key_names[new_id] = key
+        self._log(lambda: (self._keys.pop(key), self._key_names.pop(new_id)))
+        return new_id, True
+
+    def load_stream(self, key_id: int | None, stream: str) -> StreamState:
+        handle = (key_id, stream)
+        statements = (self._statements[s] for s in self._by_stream.get(handle, ()))
+        versions = (self._versions[r] for r in self._versions_by_stream.get(handle, ()))
+        return StreamState(
+            tuple(s.statement() for s in statements if s.believed),
+            tuple(
+                sorted(
+                    (v.version() for v in versions if v.retired_at == OPEN),
+                    key=lambda v: v.valid_from,
+                )
+            ),
+        )
+
+    def load_tail(self, key_id: int | None, stream: str) -> StreamState:
+        return self.load_stream(key_id, stream).tail()
+
+    def load_streams(self, key_id: int) -> dict[str, StreamState]:
+        names = {stream for (kid, stream) in self._by_stream if kid == key_id}
+        states = {name: self.load_stream(key_id, name) for name in names}
+        return {name: state for name, state in states.items() if state.statements}
+
+    def insert_statement(self, row: StatementRow) -> None:
+        handle = (row.key_id, row.stream)
+        self._statements[row.seq] = row
+        self._by_stream[handle].append(row.seq)
+        self._log(lambda: (self._statements.pop(row.seq), self._by_stream[handle].pop()))
+
+    def retire_statement(self, seq: int, at: Instant, reason: Reason) -> None:
+        old = self._statements[seq]
+        self._statements[seq] = replace(old, retired_at=at, retire_reason=reason)
+        self._log(lambda: self._statements.__setitem__(seq, old))
+
+    def insert_version(
+        self, version: Version, *, namespace: str, key_id: int | None, stream: str, at: Instant
+    ) -> int:
+        row_id = len(self._versions) + 1
+        handle = (key_id, stream)
+        self._versions[row_id] = VersionRow(
+            row_id,
+            version.fact_id,
+            version.head_seq,
+            namespace,
+            key_id,
+            stream,
+            version.value,
+            version.valid_from,
+            version.valid_to,
+            version.end,
+            at,
+            OPEN,
+            None,
+        )
+        self._versions_by_stream[handle].append(row_id)
+        self._log(lambda: (self._versions.pop(row_id), self._versions_by_stream[handle].pop()))
+        return row_id
+
+    def retire_version(self, row_id: int, at: Instant, reason: Reason) -> None:
+        old = self._versions[row_id]
+        self._versions[row_id] = replace(old, retired_at=at, retire_reason=reason)
+        self._log(lambda: self._versions.__setitem__(row_id, old))
+
+    def statement(self, seq: int) -> StatementRow:
+        return self._statements[seq]
+
+    def known_fact_ids(self, fact_ids: list[str]) -> set[str]:
+        wanted = set(fact_ids)
+        return {row.fact_id for row in self._statements.values() if row.fact_id in wanted}
+
+    def statements_of_fact(self, fact_id: str) -> list[StatementRow]:
+        return [row for row in self._statements.values() if row.fact_id == fact_id]
+
+    def find_prose(
+        self, namespace: str, text_key: str, valid_from: Instant | None, valid_to: Instant | None
+    ) -> StatementRow | None:
+        for row in self._statements.values():
+            if (
+                row.key_id is None
+                and row.believed
+                and row.namespace == namespace
+                and row.text_key == text_key
+                and row.valid_to == valid_to
+                and (valid_from is None or row.valid_from == valid_from)
+            ):
+                return row
+        return None
+
+    def query(self, query: VersionQuery) -> list[FactRow]:
+        found = []
+        for row in self._versions.values():
+            if row.namespace != query.namespace or not row.visible(query.valid_at, query.known_at):
+                continue
+            key = self._key_names.get(row.key_id) if row.key_id is not None else None
+            if (query.subject is not None or query.relation is not None) and key is None:
+                continue
+            if key is not None and query.subject not in (None, key.subject):
+                continue
+            if key is not None and query.relation not in (None, key.relation):
+                continue
+            found.append(row)
+        found.sort(key=self._order)
+        return [self._with_head(row) for row in found]
+
+    def _order(self, row: VersionRow) -> tuple[object, ...]:
+        key = self._key_names.get(row.key_id) if row.key_id is not None else None
+        names = ("", "") if key is None else (key.subject, key.relation)
+        return (key is None, *names, row.valid_from, row.row_id)
+
+    def key_versions(self, key_id: int, known_at: Instant) -> list[FactRow]:
+        rows = [
+            row
+            for row in self._versions.values()
+            if row.key_id == key_id and row.recorded_at <= known_at
+        ]
+        return [self._with_head(row) for row in rows]
+
+    def versions_of_fact(self, fact_id: str) -> list[FactRow]:
+        return [self._with_head(row) for row in self._versions.values() if row.fact_id == fact_id]
+
+    def versions_by_row(self, row_ids: list[int]) -> list[FactRow]:
+        return [self._with_head(self._versions[i]) for i in row_ids if i in self._versions]
+
+    def changed_versions(
+        self, after_row: int, retired_from: Instant, *, strict: bool, limit: int
+    ) -> list[FactRow]:
+        start = retired_from + 1 if strict else retired_from
+        retired = [
+            row
+            for row_id, row in self._versions.items()
+            if row_id <= after_row and start <= row.retired_at < OPEN
+        ]
+        inserted = [row for row_id, row in self._versions.items() if row_id > after_row][:limit]
+        return [self._with_head(row) for row in (*retired, *inserted)]
+
+    def count_retired_at(self, at: Instant) -> int:
+        return sum(1 for row in self._versions.values() if row.retired_at == at < OPEN)
+
+    def last_row_id(self) -> int:
+        return max(self._versions, default=0)
+
+    def _with_head(self, row: VersionRow) -> FactRow:
+        return row, self._statements[row.head_seq]
+
+    def export(self) -> tuple[list[StatementRow], list[VersionRow]]:
+        return list(self._statements.values()), list(self._versions.values())
+
+    def close(self) -> None:
+        self._closed = True
+
+
+class InMemoryLedger(Ledger):
+    """A ledger that lives in memory (tests, notebooks, throwaway agents)."""
+
+    def __init__(self, *, clock: Clock | None = None) -> None:
+        super().__init__(InMemoryBackend(), clock=clock)

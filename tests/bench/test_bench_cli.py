@@ -1,0 +1,81 @@
+"""One small end-to-end `temporal-rag bench` run (tiny profile, the real offline MiniLM, the
+real framework classes), and the command's usage errors."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from shared_core.cli import main
+from shared_core.cli.options import EXIT_OK, EXIT_USAGE
+
+
+def run(*argv: str) -> tuple[int, str]:
+    buffer = io.StringIO()
+    code = main(list(argv), console=Console(file=buffer, width=150, color_system=None))
+    return code, buffer.getvalue()
+
+
+@pytest.mark.slow
+def test_a_tiny_bench_run_prints_the_table_and_writes_the_report(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    code, shown = run(
+        "bench",
+        "--profile",
+        "tiny",
+        "--dataset",
+        "synthetic-keyed,synthetic-prose",
+        "--out",
+        str(out),
+        "--limit",
+        "24",
+    )
+    assert code == EXIT_OK, shown
+    assert "synthetic-keyed (keyed)" in shown
+    assert "supersession+phi-t" in shown
+    assert "no prose detector available" not in shown
+    assert {p.name for p in out.iterdir()} == {
+        "report.md",
+        "results.json",
+        "clean_vs_ratio.png",
+        "latency.png",
+        "static_retention.png",
+    }
+    results = json.loads((out / "results.json").read_text())
+    assert results["meta"]["command"].startswith("temporal-rag bench --profile tiny")
+    assert results["meta"]["embedder"] == "sentence-transformers/all-MiniLM-L6-v2"
+    keyed = results["datasets"][0]
+    assert keyed["questions"] == 24
+    real = {m["method"]: m for m in keyed["methods"] if m["real_class"]}
+    assert set(real) == {"lc-time-weighted", "li-fixed-recency", "li-embedding-recency"}
+    assert all(m["status"] == "ok" for m in keyed["methods"])
+    ours = next(m for m in keyed["methods"] if m["method"] == "supersession+phi-t")
+    assert ours["summary"]["stale_leak"]["estimate"] == 0.0
+    prose = results["datasets"][1]
+    assert prose["name"] == "synthetic-prose"
+    assert all(m["status"] == "ok" for m in prose["methods"])
+    report = (out / "report.md").read_text()
+    assert "Versions: python" in report
+    assert "Prose detector: kappa-minilm-v1" in report
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--dataset", "nope"], "unknown nope"),
+        (["--methods", "nope"], "unknown method nope"),
+        (["--judge", "json"], "expected MODULE:NAME"),
+        (["--k", "0"], "below 1"),
+    ],
+)
+def test_bench_usage_errors_exit_2(
+    argv: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _ = run("bench", "--out", str(tmp_path / "never"), *argv)
+    assert code == EXIT_USAGE
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "never").exists()

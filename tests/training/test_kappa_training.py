@@ -1,0 +1,82 @@
+"""kappa-minilm measured and trained by the training pipeline: the card's dev F1 and the held-out
+test figures reproduced, batching, and a seeded training run that writes the same bytes twice."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from shared_core.detectors.kappa import CARD_FILE, WEIGHTS_FILE, KappaScorer, file_sha256
+from temporal_rag_training.kappa_eval import evaluate, load_pairset
+from temporal_rag_training.pairs import LabelledPair
+from temporal_rag_training.train import with_swapped_negatives
+
+
+@pytest.fixture(scope="module")
+def scorer() -> KappaScorer:
+    loaded = KappaScorer()
+    loaded.load()
+    return loaded
+
+
+def test_the_dev_f1_of_the_card_is_reproduced(scorer: KappaScorer) -> None:
+    dev = load_pairset("dev")
+    scores = scorer.contradiction_scores([(p.older, p.newer) for p in dev])
+    report = evaluate(dev, scores, scorer.card.threshold)
+    assert report.overall.f1 == pytest.approx(scorer.card.facts["dev_f1"], abs=2e-3)
+
+
+def test_held_out_test_figures_are_the_ones_the_readme_quotes(scorer: KappaScorer) -> None:
+    """F1 0.835 on the hand-written test set (never used for training or the threshold; the
+    issue's aim of 0.90 is not met, see the README); no false alarm on unrelated pairs."""
+    test = load_pairset("test")
+    scores = scorer.contradiction_scores([(p.older, p.newer) for p in test])
+    report = evaluate(test, scores, scorer.card.threshold)
+    assert report.overall.f1 == pytest.approx(0.835, abs=0.003), report.to_dict()
+    assert report.unrelated_false_alarms == (0, 20)
+
+
+def test_scores_come_back_in_input_order_whatever_the_batching(scorer: KappaScorer) -> None:
+    pairs = [(p.older, p.newer) for p in load_pairset("dev")[:40]]
+    small = KappaScorer(batch_size=3)
+    assert small.contradiction_scores(pairs) == pytest.approx(
+        scorer.contradiction_scores(pairs), abs=1e-5
+    )
+
+
+def test_training_is_deterministic_for_a_seed(tmp_path: Path) -> None:
+    """Two tiny runs of the training script with the same seed write identical weights."""
+    hashes = []
+    for run in ("a", "b"):
+        out = tmp_path / run
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "temporal_rag_training.train",
+                "--count=96",
+                "--seed=5",
+                "--quiet",
+                f"--out={out}",
+            ],
+            check=True,
+            capture_output=True,
+            cwd=tmp_path,
+        )
+        hashes.append(json.loads((out / CARD_FILE).read_text())["facts"]["weights_sha256"])
+        assert file_sha256(out / WEIGHTS_FILE) == hashes[-1]
+    assert hashes[0] == hashes[1]
+
+
+def test_swapped_negatives_add_the_order_free_kinds_read_backwards() -> None:
+    change = LabelledPair("a", "b", 1, "explicit_change", "f")
+    paraphrase = LabelledPair("c", "d", 0, "paraphrase", "f")
+    assert with_swapped_negatives([change, paraphrase]) == [
+        change,
+        paraphrase,
+        LabelledPair("d", "c", 0, "paraphrase", "f"),
+    ]

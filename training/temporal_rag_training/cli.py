@@ -1,0 +1,53 @@
+"""``temporal-rag kappa-eval``: registered with the core's command line through the
+``temporal_rag.cli`` entry point group (see ``training/pyproject.toml``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from shared_core.cli.options import EXIT_OK, Commands
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+def register(commands: Commands) -> None:
+    """Add ``kappa-eval`` to the ``temporal-rag`` subcommands."""
+    kappa = commands.add_parser(
+        "kappa-eval",
+        help="score the prose conflict detector on the hand-written pair sets",
+        description="Precision, recall and F1 per pair kind of kappa-minilm (at the threshold "
+        "its card holds, chosen on the dev set) and of the cosine baseline (threshold chosen on "
+        "dev), on the dev and test pair sets, with the cost per pair and per 10-pair set.",
+    )
+    kappa.add_argument("--folder", metavar="DIR", help="a kappa model folder (default: shipped)")
+    kappa.add_argument("--no-baseline", action="store_true", help="skip the cosine baseline")
+    kappa.add_argument("--out", metavar="FILE", help="also write the report (markdown) here")
+    kappa.add_argument("--json", metavar="FILE", help="also write the figures (JSON) here")
+    kappa.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace, console: Console) -> int:
+    """The ``kappa-eval`` command."""
+    from shared_core.detectors.kappa import KappaScorer
+    from shared_core.embedders.minilm import MiniLMEmbedder
+    from temporal_rag_training.kappa_eval import Scorer, cosine_scorer
+    from temporal_rag_training.kappa_eval import run as evaluate
+
+    scorer = KappaScorer(folder=args.folder)
+    scorers: list[tuple[str, Scorer, float | None]] = [
+        (scorer.name, scorer.contradiction_scores, scorer.card.threshold)
+    ]
+    if not args.no_baseline:
+        embedder = MiniLMEmbedder()
+        scorers.append(("cosine (MiniLM)", cosine_scorer(embedder.embed_documents), None))
+    text, record = evaluate(scorers)
+    console.print(text, markup=False)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+    if args.json:
+        Path(args.json).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    return EXIT_OK

