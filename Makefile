@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 DATA_DIR ?= ../shared/data
 
 .PHONY: bench demo test lint format bench-ledger bench-nli bench-index bench-memory bench-embedder \
-	train-kappa eval-kappa clean
+	train-kappa train-frames eval-kappa clean
 
 $(STAMP): pyproject.toml benchmarks/pyproject.toml training/pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -60,8 +60,11 @@ bench-nli: $(STAMP)  ## NLI detector figures: pairs/s with a tiny model, pre-fil
 
 KAPPA_SEED ?= 13
 
-train-kappa: $(STAMP)  ## train the prose conflict detector on CPU, seeded -> shared_core/detectors/kappa_model
-	$(BIN)/python -m temporal_rag_training.train --seed $(KAPPA_SEED) --out shared_core/detectors/kappa_model
+train-kappa: $(STAMP)  ## train a three-verdict kappa candidate on CPU, seeded -> build/kappa-candidate (copy it into kappa_model/ to ship it)
+	$(BIN)/python -m temporal_rag_training.train --seed $(KAPPA_SEED) --out build/kappa-candidate
+
+train-frames: $(STAMP)  ## train the frame head on CPU, seeded -> shared_core/detectors/kappa_model
+	$(BIN)/python -m temporal_rag_training.frame_head --threads 1 --out shared_core/detectors/kappa_model
 
 eval-kappa: $(STAMP)  ## the prose detector's P/R/F1 per pair kind on the dev and test sets, ms per set
 	mkdir -p build/kappa

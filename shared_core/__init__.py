@@ -11,7 +11,8 @@ from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _distribution_version
 
 from shared_core.clock import Clock, ManualClock, SystemClock
-from shared_core.detectors.kappa import KappaScorer, kappa_detector
+from shared_core.detectors.frames import Frame, FrameHead
+from shared_core.detectors.kappa import KappaScorer, Verdict, kappa_detector
 from shared_core.detectors.key import KeyConflictDetector
 from shared_core.dominance import (
     AnyConflict,
@@ -47,11 +48,13 @@ from shared_core.ledger import (
 )
 from shared_core.memory import (
     Added,
+    ClaimJudge,
     Hit,
     ProseJudge,
     ReconcileReport,
     SearchOptions,
     TemporalMemory,
+    claim_judge,
     kappa_judge,
 )
 from shared_core.recency import RecencyBuffer, merge_candidates
@@ -68,6 +71,7 @@ __all__ = [
     "Candidate",
     "Cardinality",
     "ChromaIndex",
+    "ClaimJudge",
     "Clock",
     "Conflict",
     "ConflictDetector",
@@ -81,6 +85,8 @@ __all__ = [
     "Fact",
     "FactKey",
     "FactStatus",
+    "Frame",
+    "FrameHead",
     "HashingEmbedder",
     "Hit",
     "InMemoryLedger",
@@ -109,7 +115,9 @@ __all__ = [
     "SystemClock",
     "TemporalMemory",
     "VectorIndex",
+    "Verdict",
     "WriteResult",
+    "claim_judge",
     "kappa_detector",
     "kappa_judge",
     "merge_candidates",

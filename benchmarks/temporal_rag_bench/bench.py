@@ -15,7 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from shared_core.embedders.base import Embedder
-from temporal_rag_bench.profiles import DATASETS, PROFILES, load_datasets
+from temporal_rag_bench.profiles import (
+    DATASETS,
+    OBSERVATIONS,
+    PROFILES,
+    BenchProfile,
+    load_datasets,
+)
 from temporal_rag_bench.registry import select_methods
 from temporal_rag_bench.report import print_summary, write_report
 from temporal_rag_bench.results import environment, scored
@@ -100,13 +106,51 @@ def bench(
             options=options,
             progress=progress,
         )
+        observations = _observations(request, profile, embedder, progress, notes)
     run.notes.extend(notes)
     meta = _meta(request, embedder, time.perf_counter() - started)
-    results = scored(run, meta=meta, seed=request.seed)
+    results = scored(run, meta=meta, seed=request.seed, observations=observations)
     print_summary(console, results)
     written = write_report(results, request.out)
     console.print(Text(f"report: {request.out / 'report.md'} ({len(written)} files)"))
     return results, written
+
+
+def _observations(
+    request: BenchRequest,
+    profile: BenchProfile,
+    embedder: Embedder,
+    progress: Progress,
+    notes: list[str],
+) -> dict[str, Any] | None:
+    """The LoCoMo-observations track with the shipped prose judge, or None (with a note)."""
+    if OBSERVATIONS not in request.datasets:
+        return None
+    data_dir = request.data_dir
+    if data_dir is None or not data_dir.is_dir():
+        where = "no --data-dir" if data_dir is None else f"{data_dir} does not exist"
+        notes.append(f"{OBSERVATIONS}: skipped ({where}; pass --data-dir with the shared data)")
+        return None
+    from shared_core.detectors.frames import FrameHead
+    from shared_core.detectors.kappa import KappaScorer
+    from shared_core.memory.claims import claim_judge
+    from temporal_rag_bench.methods_temporal import kappa_missing
+    from temporal_rag_bench.observations import run_observations
+
+    missing = kappa_missing()
+    if missing is not None:
+        notes.append(f"{OBSERVATIONS}: skipped (no prose judge: {missing})")
+        return None
+    scorer, frames = KappaScorer(), FrameHead()
+    return run_observations(
+        data_dir,
+        embedder,
+        judge=lambda: claim_judge(scorer=scorer, frames=frames),
+        judge_name=claim_judge(scorer=scorer, frames=frames).name,
+        limit=profile.observations,
+        seed=request.seed,
+        progress=progress,
+    )
 
 
 def failures(results: dict[str, Any]) -> list[str]:
@@ -136,17 +180,23 @@ def _meta(request: BenchRequest, embedder: Embedder, seconds: float) -> dict[str
 
 
 def _prose_detector(request: BenchRequest) -> str:
-    """Which model judges prose in this run (write time and Phi_T), for the report."""
-    if request.judge:
-        return f"LLM judge {request.judge} (Phi_T); kappa-minilm at write time when installed"
+    """Which models judge prose in this run (write time and Phi_T), for the report."""
+    from shared_core.detectors.frames import FrameCard
     from shared_core.detectors.kappa import KAPPA_FOLDER, KappaCard
     from temporal_rag_bench.methods_temporal import kappa_missing
 
     missing = kappa_missing()
     if missing is not None:
         return f"none ({missing})"
-    card = KappaCard.read(KAPPA_FOLDER)
-    return f"{card.name} (threshold {card.threshold:.2f}), at write time and in Phi_T"
+    card, frames = KappaCard.read(KAPPA_FOLDER), FrameCard.read(KAPPA_FOLDER)
+    write_time = (
+        f"claims at write time ({frames.name} frames at P >= {frames.threshold:.2f}, "
+        f"{card.name} ends at P >= {card.threshold:.2f}"
+        + (f", restates at P >= {card.restates_threshold:.2f})" if card.restates_threshold else ")")
+    )
+    if request.judge:
+        return f"LLM judge {request.judge} (Phi_T); {write_time}"
+    return f"{write_time}; {card.name} in Phi_T"
 
 
 def _loaded_minilm(console: Console) -> Embedder:

@@ -60,7 +60,8 @@ def register(commands: Commands) -> None:
         type=positive_int(1),
         default=40,
         metavar="N",
-        help="questions the judge's methods answer per prose dataset (default 40)",
+        help="questions answered per prose dataset by the methods that call a model on each "
+        "read (the LLM judge's, and kappa's Phi_T) (default 40)",
     )
     bench.set_defaults(handler=run)
 

@@ -43,7 +43,8 @@ ANSWER = "answer"  # the keyed SituatedQA relation
 _STATIC_DATE = datetime(2018, 1, 1, tzinfo=UTC)  # Natural Questions' era, for undated facts
 
 
-def _require(data_dir: Path | str, relative: Path) -> Path:
+def require_file(data_dir: Path | str, relative: Path) -> Path:
+    """``data_dir / relative``, or InvalidInputError naming the folder to pass."""
     path = Path(data_dir) / relative
     if not path.is_file():
         raise InvalidInputError(
@@ -245,8 +246,8 @@ def load_situatedqa(
     """SituatedQA dev as a dataset (PROSE; ``keyed=True``: subject = the item, relation
     "answer", so supersession can be measured). ``limit`` caps the time-dependent items kept
     (in file order) and, separately, the static ones; ``static=False`` leaves static out."""
-    raw = _require(data_dir, SITUATEDQA_RAW)
-    qa = _require(data_dir, SITUATEDQA_QA)
+    raw = require_file(data_dir, SITUATEDQA_RAW)
+    qa = require_file(data_dir, SITUATEDQA_QA)
     chunks, questions = _Chunks(keyed), []
     lines: dict[str, _Timeline] = {}
     statics = 0
@@ -277,17 +278,26 @@ def load_situatedqa(
 _EVIDENCE = re.compile(r"D:?(\d+):0*(\d+)")
 
 
+def session_dates(conversation: dict[str, Any]) -> dict[int, datetime]:
+    """Session number -> its date ("1:56 pm on 8 May, 2023", read as UTC)."""
+    dates = {}
+    for key, stamp in conversation.items():
+        if match := re.fullmatch(r"session_(\d+)_date_time", key):
+            when = datetime.strptime(str(stamp), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+            dates[int(match.group(1))] = when
+    return dates
+
+
 def _sessions(conversation: dict[str, Any]) -> Iterator[tuple[datetime, list[dict[str, Any]]]]:
     """(session date, turns) in session order."""
+    dates = session_dates(conversation)
     numbers = sorted(
         int(match.group(1))
         for key in conversation
         if (match := re.fullmatch(r"session_(\d+)", key)) and isinstance(conversation[key], list)
     )
     for number in numbers:
-        stamp = conversation[f"session_{number}_date_time"]
-        when = datetime.strptime(stamp, "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
-        yield when, conversation[f"session_{number}"]
+        yield dates[number], conversation[f"session_{number}"]
 
 
 def _turns(sample: dict[str, Any]) -> list[Chunk]:
@@ -312,18 +322,20 @@ def _turns(sample: dict[str, Any]) -> list[Chunk]:
     return found
 
 
-def _evidence(sample: str, values: Sequence[Any], known: set[str]) -> tuple[str, ...]:
-    """Evidence turn ids, repaired ("D30:05" -> "D30:5", "D8:6; D9:17" -> both) and kept only
-    where the turn exists."""
+def evidence_ids(
+    sample: str, values: Sequence[Any], known: set[str] | None = None
+) -> tuple[str, ...]:
+    """Evidence turn ids "<sample>:D<session>:<turn>", repaired ("D30:05" -> "D30:5",
+    "D8:6; D9:17" -> both) and, given ``known``, kept only where the turn exists."""
     ids = (f"{sample}:D{a}:{b}" for v in values for a, b in _EVIDENCE.findall(str(v)))
-    return tuple(i for i in dict.fromkeys(ids) if i in known)
+    return tuple(i for i in dict.fromkeys(ids) if known is None or i in known)
 
 
 def _locomo_questions(sample: dict[str, Any], known: set[str]) -> list[Question]:
     """QA items with an answer and evidence (category 5, adversarial, has no answer)."""
     entity, found = str(sample["sample_id"]), []
     for index, item in enumerate(sample["qa"]):
-        evidence = _evidence(entity, item.get("evidence") or (), known)
+        evidence = evidence_ids(entity, item.get("evidence") or (), known)
         if "answer" not in item or item.get("category") == 5 or not evidence:
             continue
         found.append(
@@ -343,7 +355,7 @@ def _locomo_questions(sample: dict[str, Any], known: set[str]) -> list[Question]
 def load_locomo(data_dir: Path | str, *, limit: int | None = None) -> Dataset:
     """LoCoMo as a PROSE dataset scored by evidence turn id; ``limit`` caps the conversations.
     Question ids end in ":c<category>" (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop)."""
-    path = _require(data_dir, LOCOMO)
+    path = require_file(data_dir, LOCOMO)
     samples = json.loads(path.read_text(encoding="utf-8"))[:limit]
     chunks: list[Chunk] = []
     questions: list[Question] = []

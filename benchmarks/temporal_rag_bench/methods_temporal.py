@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from shared_core.clock import ManualClock
+from shared_core.detectors.frames import FrameCard, FrameHead
 from shared_core.detectors.kappa import (
     KAPPA_FOLDER,
     KappaCard,
@@ -37,9 +38,9 @@ from shared_core.errors import TemporalRagError
 from shared_core.facts import Fact
 from shared_core.index.chroma import ChromaIndex
 from shared_core.ledger.sqlite import SQLiteLedger
+from shared_core.memory.claims import ClaimJudge, claim_judge
 from shared_core.memory.core import TemporalMemory
 from shared_core.memory.hits import Hit
-from shared_core.memory.prose_judge import kappa_judge
 from temporal_rag_bench.methods import StoreMethod, entity_rows, top_with_buffer
 from temporal_rag_bench.model import Chunk, Dataset, Question, Retrieved, Track
 from temporal_rag_bench.store import SharedStore
@@ -47,6 +48,7 @@ from temporal_rag_bench.store import SharedStore
 Judge = Callable[[str], str]
 NO_PROSE_DETECTOR = "no prose detector available (install the embedded extra, or pass --judge)"
 KAPPA_RESOURCE = "kappa-scorer"
+FRAMES_RESOURCE = "frame-head"
 BUFFER_SIZE = 8
 """The recency buffer's N (GC-Mem's short-term memory; TemporalMemory's default capacity)."""
 WRITE_BATCH = 1_000
@@ -60,6 +62,7 @@ def kappa_missing() -> str | None:
         import_backend()
         base_folder()
         KappaCard.read(KAPPA_FOLDER)
+        FrameCard.read(KAPPA_FOLDER)
     except TemporalRagError as exc:
         return str(exc)
     return None
@@ -68,6 +71,17 @@ def kappa_missing() -> str | None:
 def kappa_for(shared: SharedStore) -> KappaScorer:
     """One kappa scorer per dataset, shared by the methods (loaded once)."""
     return shared.resource(KAPPA_RESOURCE, KappaScorer, lambda _: None)
+
+
+def write_time_judge(shared: SharedStore) -> ClaimJudge | None:
+    """The shipped claim judge for the dataset's memory: None when kappa cannot run here or the
+    store's vectors are not the ones the frame head reads (a test embedder)."""
+    if kappa_missing():
+        return None
+    frames = shared.resource(FRAMES_RESOURCE, FrameHead, lambda _: None)
+    if frames.embedder != shared.embedder.name:
+        return None
+    return claim_judge(scorer=kappa_for(shared), frames=frames)
 
 
 def read_time_kappa(shared: SharedStore, judge: Judge | None) -> KappaScorer | None:
@@ -137,9 +151,10 @@ class PhiTOnly(StoreMethod):
     def skip_reason(self, dataset: Dataset) -> str | None:
         return prose_skip_reason(dataset, self.judge)
 
-    def uses_judge(self, dataset: Dataset) -> bool:
-        """Whether it calls the LLM judge on this dataset (then it answers a sample only)."""
-        return dataset.track is Track.PROSE and self.judge is not None
+    def judges_reads(self, dataset: Dataset) -> bool:
+        """Whether each read of this dataset calls a model (the LLM judge or kappa): then it
+        answers a seeded sample of the questions only."""
+        return dataset.track is Track.PROSE
 
     def supports_bag(self, dataset: Dataset) -> bool:
         """Bag-of-facts mode: not with kappa on prose (every pair of a bag of up to a hundred
@@ -191,7 +206,7 @@ def build_memory(shared: SharedStore, *, capacity: int = BUFFER_SIZE) -> BuiltMe
         embedder=shared.embedder,
         clock=clock,
         recency_capacity=capacity,
-        prose_judge=None if kappa_missing() else kappa_judge(scorer=kappa_for(shared)),
+        prose_judge=write_time_judge(shared),
     )
     for relation, cardinality in shared.dataset.cardinalities.items():
         memory.declare(relation, cardinality)
@@ -226,9 +241,9 @@ class Supersession:
     def skip_reason(self, dataset: Dataset) -> str | None:
         return prose_skip_reason(dataset, self.judge) if self.phi_t else None
 
-    def uses_judge(self, dataset: Dataset) -> bool:
-        """Whether it calls the LLM judge on this dataset (then it answers a sample only)."""
-        return self.phi_t and dataset.track is Track.PROSE and self.judge is not None
+    def judges_reads(self, dataset: Dataset) -> bool:
+        """Whether each read of this dataset calls a model (see :meth:`PhiTOnly.judges_reads`)."""
+        return self.phi_t and dataset.track is Track.PROSE
 
     def supports_bag(self, dataset: Dataset) -> bool:
         """Bag-of-facts mode (see :meth:`PhiTOnly.supports_bag`)."""

@@ -15,25 +15,34 @@ from pathlib import Path
 from temporal_rag_bench.generator import Profile
 from temporal_rag_bench.model import Dataset, Track
 
-DATASETS = ("synthetic-keyed", "synthetic-prose", "situatedqa", "locomo")
+DATASETS = (
+    "synthetic-keyed",
+    "synthetic-prose",
+    "situatedqa",
+    "locomo",
+    "locomo-observations",
+)
+OBSERVATIONS = "locomo-observations"
+"""Not a method dataset: write-time prose judging on LoCoMo's observations (observations.py)."""
 
 
 @dataclass(frozen=True, slots=True)
 class BenchProfile:
     """Synthetic entities (the generator scales everything with them) and the caps on the
-    external datasets (SituatedQA: time-dependent and static items each; LoCoMo:
-    conversations; None: all)."""
+    external datasets (SituatedQA: time-dependent and static items each; LoCoMo and its
+    observations: conversations; None: all)."""
 
     name: str
     entities: int
     situatedqa: int | None
     locomo: int | None
+    observations: int | None
 
 
 PROFILES = {
-    "tiny": BenchProfile("tiny", entities=6, situatedqa=10, locomo=1),
-    "quick": BenchProfile("quick", entities=60, situatedqa=100, locomo=2),
-    "full": BenchProfile("full", entities=600, situatedqa=None, locomo=None),
+    "tiny": BenchProfile("tiny", entities=6, situatedqa=10, locomo=1, observations=1),
+    "quick": BenchProfile("quick", entities=60, situatedqa=100, locomo=2, observations=None),
+    "full": BenchProfile("full", entities=600, situatedqa=None, locomo=None, observations=None),
 }
 
 
@@ -46,14 +55,15 @@ def load_datasets(
     limit: int | None = None,
 ) -> tuple[list[Dataset], list[str]]:
     """The datasets named (in :data:`DATASETS` order) and notes on any that were skipped.
-    ``limit`` caps the questions of every dataset (spread evenly over it)."""
+    ``limit`` caps the questions of every dataset (spread evenly over it). The observations
+    track is not a dataset of the method matrix: :mod:`temporal_rag_bench.observations`."""
     unknown = [n for n in names if n not in DATASETS]
     if unknown:
         raise ValueError(f"unknown dataset {', '.join(unknown)}; known: {', '.join(DATASETS)}")
     synthetic = Profile(profile.name, seed, profile.entities)
     found: list[Dataset] = []
     notes: list[str] = []
-    for name in (n for n in DATASETS if n in names):
+    for name in (n for n in DATASETS if n in names and n != OBSERVATIONS):
         if name.startswith("synthetic-"):
             track = Track.KEYED if name == "synthetic-keyed" else Track.PROSE
             found.append(synthetic.generate(track))

@@ -66,14 +66,24 @@ def environment() -> dict[str, Any]:
     }
 
 
-def scored(run: BenchRun, *, meta: dict[str, Any], seed: int = 0) -> dict[str, Any]:
-    """The whole run as a JSON-ready dict: meta, per-dataset method figures, targets."""
+def scored(
+    run: BenchRun,
+    *,
+    meta: dict[str, Any],
+    seed: int = 0,
+    observations: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The whole run as a JSON-ready dict: meta, per-dataset method figures, the
+    LoCoMo-observations track (when it ran), targets."""
     datasets = [dataset_results(d, seed=seed) for d in run.datasets]
-    return {
+    out: dict[str, Any] = {
         "meta": {**meta, "seconds": run.seconds, "notes": list(run.notes)},
         "datasets": datasets,
-        "targets": targets(datasets),
+        "targets": targets(datasets) + observation_targets(observations),
     }
+    if observations is not None:
+        out["observations"] = observations
+    return out
 
 
 def dataset_results(run: DatasetRun, *, seed: int) -> dict[str, Any]:
@@ -188,6 +198,23 @@ def targets(datasets: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         ok = ratio <= TARGETS["latency_ratio"]
         checks.append(_check("p50 read latency / plain", ratio, ok, "<= 1.3"))
     return checks
+
+
+def observation_targets(observations: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Issue 16's targets for write-time prose judging on LoCoMo's observations."""
+    if observations is None:
+        return []
+    share = float(observations["closed_share"])
+    points = 100.0 * (float(observations["recall_on"]) - float(observations["recall_off"]))
+    return [
+        _check("observations: share of statements closed", share, share <= 0.05, "<= 0.05"),
+        _check(
+            f"observations: recall@{observations['k']} judge on vs off (points)",
+            points,
+            points >= -1.0,
+            ">= -1",
+        ),
+    ]
 
 
 def _check(name: str, value: float, met: bool, goal: str) -> dict[str, Any]:

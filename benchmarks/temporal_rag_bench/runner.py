@@ -50,7 +50,7 @@ class MethodRun:
     ingest_seconds: float = 0.0
     answers: dict[str, Retrieved] = field(default_factory=dict)
     bag: dict[str, Retrieved] = field(default_factory=dict)
-    sampled: bool = False  # answered a sample of the questions only (an LLM judge)
+    sampled: bool = False  # answered a sample of the questions only (a model judges each read)
 
 
 @dataclass(slots=True)
@@ -147,8 +147,8 @@ def prepare(
         run.status, run.note = "not run", reason
         return run, None
     questions = list(dataset.questions)
-    uses_judge = getattr(method, "uses_judge", None)
-    if uses_judge is not None and uses_judge(dataset):
+    judges_reads = getattr(method, "judges_reads", None)
+    if judges_reads is not None and judges_reads(dataset):
         questions = judge_sample(questions, options.judge_sample, seed=options.seed)
         run.sampled = True
     ready = _Active(method, run, {q.id for q in questions})
@@ -228,7 +228,8 @@ def timed(method: Any, question: Question, k: int, dataset: Dataset) -> Retrieve
 
 
 def judge_sample(questions: Sequence[Question], size: int, *, seed: int) -> list[Question]:
-    """A seeded sample of questions (in dataset order) for methods that call an LLM judge."""
+    """A seeded sample of questions (in dataset order) for methods that call a model on each
+    read (the LLM judge, kappa)."""
     if size >= len(questions):
         return list(questions)
     chosen = set(random.Random(seed).sample(range(len(questions)), size))

@@ -55,6 +55,13 @@ class KappaCard:
     min_cosine: float  # the write-time judge's embedding pre-filter, chosen on the dev set
     base_sha256: str  # of the base model.safetensors the delta applies to
     facts: Mapping[str, Any] = field(default_factory=dict)  # training and evaluation record
+    verdicts: tuple[str, ...] = ()  # the logits' answers (v2: neither, ends, restates)
+    restates_threshold: float | None = None  # from this P(restates) a pair says the same
+
+    @property
+    def labels(self) -> int:
+        """How many logits the network has (one for a single-logit v1 card)."""
+        return len(self.verdicts) or 1
 
     @classmethod
     def read(cls, folder: Path) -> KappaCard:
@@ -68,6 +75,8 @@ class KappaCard:
                 min_cosine=float(raw["min_cosine"]),
                 base_sha256=str(raw["base_sha256"]),
                 facts=dict(raw.get("facts", {})),
+                verdicts=tuple(str(v) for v in raw.get("verdicts", ())),
+                restates_threshold=_optional_float(raw.get("restates_threshold")),
             )
         except FileNotFoundError as exc:
             raise ModelNotFoundError(
@@ -77,6 +86,13 @@ class KappaCard:
         except (ValueError, KeyError, TypeError) as exc:
             raise DetectorError(f"{str(path)!r} is not a valid kappa card: {exc}") from exc
 
+    def __post_init__(self) -> None:
+        if self.verdicts and sorted(self.verdicts) != ["ends", "neither", "restates"]:
+            raise DetectorError(
+                f"kappa card {self.name!r}: verdicts {list(self.verdicts)} must be ends, "
+                "restates and neither (in the order of the logits)"
+            )
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -84,8 +100,24 @@ class KappaCard:
             "max_length": self.max_length,
             "min_cosine": self.min_cosine,
             "base_sha256": self.base_sha256,
+            "verdicts": list(self.verdicts),
+            "restates_threshold": self.restates_threshold,
             "facts": dict(self.facts),
         }
+
+
+def _optional_float(value: object) -> float | None:
+    return None if value is None else float(value)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The judge's three probabilities for (older, newer): the newer ends the older, says the
+    same thing again, or neither (both hold, about different things)."""
+
+    ends: float
+    restates: float
+    neither: float
 
 
 class KappaScorer:
@@ -127,13 +159,18 @@ class KappaScorer:
         self._load()
 
     def contradiction_scores(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        return [verdict.ends for verdict in self.verdict_scores(pairs)]
+
+    def verdict_scores(self, pairs: Sequence[tuple[str, str]]) -> list[Verdict]:
+        """Ends / restates / neither for each (older, newer) pair, in input order (a
+        single-logit v1 model never says restates)."""
         checked = check_pairs(pairs)
         if not checked:
             return []
         loaded = self._load()
         return score_in_batches(checked, self.batch_size, lambda b: self._score(loaded, b))
 
-    def _score(self, loaded: _Loaded, pairs: list[tuple[str, str]]) -> list[float]:
+    def _score(self, loaded: _Loaded, pairs: list[tuple[str, str]]) -> list[Verdict]:
         try:
             with self._encode_lock:
                 encoded = loaded.tokenizer(
@@ -145,11 +182,24 @@ class KappaScorer:
                     return_tensors="pt",
                 )
                 with loaded.torch.inference_mode():
-                    logits = loaded.model(**encoded.to(self.device)).logits[:, 0]
-                    values = loaded.torch.sigmoid(logits.float()).tolist()
+                    logits = loaded.model(**encoded.to(self.device)).logits.float()
+                    if self.card.labels == 1:
+                        rows = [[float(e)] for e in loaded.torch.sigmoid(logits[:, 0]).tolist()]
+                    else:
+                        rows = [[float(p) for p in r] for r in logits.softmax(dim=-1).tolist()]
         except Exception as exc:
             raise DetectorError(f"{self.card.name} failed on a batch: {exc}") from exc
-        return [float(value) for value in values]
+        return [self._verdict(row) for row in rows]
+
+    def _verdict(self, row: list[float]) -> Verdict:
+        if self.card.labels == 1:
+            return Verdict(ends=row[0], restates=0.0, neither=1.0 - row[0])
+        names = self.card.verdicts
+        return Verdict(
+            ends=row[names.index("ends")],
+            restates=row[names.index("restates")],
+            neither=row[names.index("neither")],
+        )
 
     def _load(self) -> _Loaded:
         return self._lazy.get()
@@ -164,7 +214,7 @@ class KappaScorer:
             )
         try:
             delta = safetensors_torch.load_file(str(self.folder / WEIGHTS_FILE))
-            model = build_model(transformers, base)
+            model = build_model(transformers, base, labels=self.card.labels)
             state = base_state(safetensors_torch, base)
             state.update(dequantize(torch, delta))
             model.load_state_dict(state, strict=True)
@@ -233,10 +283,10 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def build_model(transformers: Any, base: Path) -> Any:
-    """An untrained BERT cross-encoder (one logit) shaped like the base model."""
+def build_model(transformers: Any, base: Path, *, labels: int = 1) -> Any:
+    """An untrained BERT cross-encoder (``labels`` logits) shaped like the base model."""
     config = transformers.AutoConfig.from_pretrained(str(base), local_files_only=True)
-    config.num_labels = 1
+    config.num_labels = labels
     return transformers.AutoModelForSequenceClassification.from_config(config)
 
 

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from shared_core.errors import (
     DetectorError,
@@ -28,6 +28,8 @@ _GET_MODEL = (
     "`hf download NAME --local-dir DIR`, or from_pretrained(NAME) then save_pretrained(DIR) for "
     "both the tokenizer and the model) and pass DIR; nothing is downloaded at run time"
 )
+
+T = TypeVar("T")
 
 
 class TransformersNLIScorer:
@@ -243,12 +245,12 @@ def _find_label(labels: dict[int, str], wanted: str, model: str | Path) -> int:
 def score_in_batches(
     pairs: list[tuple[str, str]],
     batch_size: int,
-    score_batch: Callable[[list[tuple[str, str]]], list[float]],
-) -> list[float]:
+    score_batch: Callable[[list[tuple[str, str]]], list[T]],
+) -> list[T]:
     """``score_batch`` over batches of ``batch_size`` pairs sorted by length (less padding),
     the scores put back in input order."""
     order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
-    scores = [0.0] * len(pairs)
+    scores: list[T] = [None] * len(pairs)  # type: ignore[list-item]  # every slot is filled
     for start in range(0, len(order), batch_size):
         batch = order[start : start + batch_size]
         for index, value in zip(batch, score_batch([pairs[i] for i in batch]), strict=True):

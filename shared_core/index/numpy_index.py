@@ -11,9 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from shared_core.clock import Instant
-from shared_core.errors import (
-    VectorIndexError,
-)
+from shared_core.errors import VectorIndexError
 from shared_core.filters import Filter, matches
 from shared_core.index.base import IndexMatch, Vector
 from shared_core.index.checks import (

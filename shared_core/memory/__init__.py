@@ -1,5 +1,6 @@
 """TemporalMemory: the object users hold (ledger + vector index + embedder + extractor)."""
 
+from shared_core.memory.claims import ClaimJudge, claim_judge
 from shared_core.memory.context import count_tokens_default, pack_context
 from shared_core.memory.core import TemporalMemory
 from shared_core.memory.expansion import expand_query
@@ -10,12 +11,14 @@ from shared_core.memory.prose_judge import ProseJudge, kappa_judge
 
 __all__ = [
     "Added",
+    "ClaimJudge",
     "Hit",
     "ProseJudge",
     "ReconcileReport",
     "SearchChanges",
     "SearchOptions",
     "TemporalMemory",
+    "claim_judge",
     "count_tokens_default",
     "expand_query",
     "kappa_judge",

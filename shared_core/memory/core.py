@@ -34,10 +34,16 @@ from shared_core.ledger.prose import ProseSupersession
 from shared_core.ledger.results import Explanation, WriteResult
 from shared_core.ledger.sqlite import Durability, SQLiteLedger
 from shared_core.ledger.store import LedgerStore
+from shared_core.memory.claims import (
+    ClaimJudge,
+    check_prose_judge,
+    place_claims,
+    shipped_claim_judge,
+)
 from shared_core.memory.context import pack_context
 from shared_core.memory.hits import Added, Hit, ReconcileReport
 from shared_core.memory.options import SearchChanges, SearchOptions
-from shared_core.memory.prose_judge import ProseJudge, judge_batch, kappa_judge
+from shared_core.memory.prose_judge import ProseJudge, judge_batch
 from shared_core.memory.reading import Query, Reader
 from shared_core.memory.selection import matching_statement_ids, select_facts
 from shared_core.memory.sync import IndexSync
@@ -69,16 +75,11 @@ class TemporalMemory:
         expander: Callable[[str], str] | None = None,
         recency_capacity: int = 8,
         reconcile: bool = True,
-        prose_judge: ProseJudge | None = None,
+        prose_judge: ClaimJudge | ProseJudge | None = None,
     ) -> None:
         if extractor is None:
             extractor = MetadataExtractor()
-        if prose_judge is not None and not isinstance(prose_judge, ProseJudge):
-            raise InvalidInputError(
-                "prose_judge",
-                f"is a {type(prose_judge).__name__}",
-                "pass ProseJudge(scorer=..., threshold=..., name=...) or None",
-            )
+        check_prose_judge(prose_judge, embedder)
         self.prose_judge = prose_judge
         self.ledger = ledger
         self.index = index
@@ -105,17 +106,19 @@ class TemporalMemory:
         clock: Clock | None = None,
         expander: Callable[[str], str] | None = None,
         durability: Durability = "full",
-        prose_judge: ProseJudge | Literal["kappa"] | None = "kappa",
+        prose_judge: ClaimJudge | ProseJudge | Literal["kappa"] | None = None,
     ) -> TemporalMemory:
         """The embedded default in one folder: ``ledger.sqlite`` and a Chroma ``index/``,
         embedded by the offline MiniLM unless another embedder is given.
 
-        New prose is judged at write time (see :meth:`add_many`) by the shipped kappa-minilm
-        detector (``"kappa"``, the default; loaded on the first prose write), by another
-        :class:`ProseJudge`, or not at all (``None``: prose is then only judged at read time,
-        by ``search(detector=...)``)."""
+        New prose is not judged at write time by default (``None``: prose is only judged at
+        read time, by ``search(detector=...)``): on real conversations the shipped judge
+        still closes statements that hold (docs/storage.md has the figures). ``"kappa"``
+        turns on the shipped claim judge (:func:`~shared_core.memory.claims.claim_judge`,
+        loaded on the first prose write); any :class:`ClaimJudge` or :class:`ProseJudge`
+        may be given."""
         if prose_judge == "kappa":
-            prose_judge = kappa_judge()
+            prose_judge = shipped_claim_judge(embedder)
         folder = Path(path)
         if folder.exists() and not folder.is_dir():
             raise InvalidInputError("path", f"{folder} is a file", "pass a folder (or a new path)")
@@ -205,12 +208,13 @@ class TemporalMemory:
         the valid time of every statement that does not carry its own (from its metadata, the
         extractor or the Fact); ``valid_from`` defaults to the record time, ``valid_to`` to open.
 
-        With a ``prose_judge``, each new prose statement is judged against its nearest stored
-        prose and the batch's earlier prose (one scorer call per batch, see
-        :mod:`shared_core.memory.prose_judge`); the statements it ends are closed in the same
-        transaction and show in ``Added.closed``. The index is brought up to date first
-        (IndexSyncError if it cannot be); that and a failing scorer (DetectorError) leave
-        nothing written."""
+        With a ``prose_judge``, new prose is judged in one scorer call per batch: a
+        :class:`ClaimJudge` makes the statements it places claim statements of their subject
+        and attribute (:mod:`shared_core.memory.claims`), a :class:`ProseJudge` scores each
+        against its nearest stored prose (:mod:`shared_core.memory.prose_judge`); what they end
+        is closed in the same transaction and shows in ``Added.closed``. The index is brought
+        up to date first (IndexSyncError if it cannot be); that and a failing scorer
+        (DetectorError) leave nothing written."""
         items = list(items)
         if metadatas is not None and len(metadatas) != len(items):
             raise InvalidInputError(
@@ -235,6 +239,7 @@ class TemporalMemory:
         texts = list(dict.fromkeys(fact.text for fact in facts))
         vectors = dict(zip(texts, self._sync.embed(texts), strict=True))
         with self._lock:
+            facts = self._claims(facts, vectors)
             edges = self._judge(facts, vectors)
             if edges:
                 results = self.ledger.write_many(facts, supersessions=edges)
@@ -450,11 +455,20 @@ class TemporalMemory:
         )
         return list(zip(texts, vectors, strict=True))
 
+    def _claims(self, facts: list[Fact], vectors: Mapping[str, Vector]) -> list[Fact]:
+        """``facts`` with the prose a ClaimJudge places made claim statements."""
+        if not isinstance(self.prose_judge, ClaimJudge) or all(f.key is not None for f in facts):
+            return facts
+        self._catch_up()
+        now = to_instant(self.clock.now(), "clock.now()")
+        return place_claims(self.prose_judge, facts, vectors, ledger=self.ledger, now=now)
+
     def _judge(
         self, facts: Sequence[Fact], vectors: Mapping[str, Vector]
     ) -> tuple[ProseSupersession, ...]:
-        """The prose supersessions to write with ``facts`` (none without a judge or prose)."""
-        if self.prose_judge is None or all(fact.key is not None for fact in facts):
+        """The prose supersessions to write with ``facts`` (none without a pairwise judge or
+        prose)."""
+        if not isinstance(self.prose_judge, ProseJudge) or all(f.key is not None for f in facts):
             return ()
         self._catch_up()  # judge against everything the ledger holds
         now = to_instant(self.clock.now(), "clock.now()")

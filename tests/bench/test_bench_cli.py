@@ -60,7 +60,8 @@ def test_a_tiny_bench_run_prints_the_table_and_writes_the_report(tmp_path: Path)
     assert all(m["status"] == "ok" for m in prose["methods"])
     report = (out / "report.md").read_text()
     assert "Versions: python" in report
-    assert "Prose detector: kappa-minilm-v1" in report
+    assert "Prose detector: claims at write time (frames-minilm-v1 frames at P >= 0.90" in report
+    assert "; kappa-minilm-v1 in Phi_T." in report
 
 
 @pytest.mark.parametrize(

@@ -85,7 +85,9 @@ def test_evaluate_wants_one_score_per_pair() -> None:
 def test_the_hand_written_sets_cover_every_kind_with_consistent_labels(split: str) -> None:
     pairs = load_pairset(split)
     assert len(pairs) >= 200
-    assert set(Counter(p.kind for p in pairs)) == set(KINDS)
+    # the v2 mix's bare_change and same_subject_news are generator kinds only: the hand-written
+    # sets file such pairs under explicit_change and compatible
+    assert set(Counter(p.kind for p in pairs)) == set(KINDS) - {"bare_change", "same_subject_news"}
     for p in pairs:
         assert p.label == int(p.kind in POSITIVE_KINDS), p
         assert p.older.strip()

@@ -19,6 +19,7 @@ from temporal_rag_training.pairs import (
     DEFAULT_MIX,
     KINDS,
     POSITIVE_KINDS,
+    V2_MIX,
     LabelledPair,
     family_names,
     generate_pairs,
@@ -51,7 +52,7 @@ def test_count_and_default_mix_are_respected() -> None:
     counts = Counter(pair.kind for pair in _SAMPLE)
     assert len(_SAMPLE) == 4000
     for kind in KINDS:
-        assert abs(counts[kind] - 4000 * DEFAULT_MIX[kind]) <= 1, kind
+        assert abs(counts[kind] - 4000 * DEFAULT_MIX.get(kind, 0.0)) <= 1, kind
     positives = sum(pair.label for pair in _SAMPLE)
     assert 0.45 <= positives / len(_SAMPLE) <= 0.51
 
@@ -68,7 +69,9 @@ def test_a_custom_mix_is_respected_within_rounding() -> None:
 
 @given(
     count=st.integers(min_value=0, max_value=500),
-    weights=st.lists(st.floats(min_value=0, max_value=10), min_size=len(KINDS), max_size=9),
+    weights=st.lists(
+        st.floats(min_value=0, max_value=10), min_size=len(KINDS), max_size=len(KINDS)
+    ),
 )
 def test_quotas_add_up_and_round_each_kind(count: int, weights: list[float]) -> None:
     if sum(weights) <= 0:
@@ -85,7 +88,8 @@ def test_labels_agree_with_kinds() -> None:
     for pair in _SAMPLE:
         assert pair.kind in KINDS
         assert pair.label == (1 if pair.kind in POSITIVE_KINDS else 0)
-    assert {"explicit_change", "implied_change", "retraction"} == POSITIVE_KINDS
+    ends = {"explicit_change", "implied_change", "retraction", "bare_change"}
+    assert ends == POSITIVE_KINDS
 
 
 def test_no_duplicate_pairs() -> None:
@@ -109,7 +113,8 @@ def test_no_obvious_grammar_slips() -> None:
 
 
 def test_every_kind_is_produced_and_most_families_are_used() -> None:
-    assert {pair.kind for pair in _SAMPLE} == set(KINDS)
+    assert {pair.kind for pair in _SAMPLE} == set(DEFAULT_MIX)
+    assert {pair.kind for pair in generate_pairs(seed=2, count=600, mix=V2_MIX)} == set(KINDS)
     used = {pair.family for pair in _SAMPLE}
     assert used <= set(family_names())
     assert len(used) >= 90
@@ -139,7 +144,8 @@ def test_families_have_enough_values_and_phrasings() -> None:
         assert len(keys) == len(set(keys)), family.name
         if family.shape in ("single", "static", "multi"):
             for value in family.values:
-                assert _phrasings("state", family, value) >= 6, (family.name, value.key)
+                # 4: templates the benchmark generator also uses were removed (deploy_region)
+                assert _phrasings("state", family, value) >= 4, (family.name, value.key)
         if family.shape == "single":
             for index, value in enumerate(family.values):
                 if family.monotone and index == 0:

@@ -39,6 +39,9 @@ class Builder(Statements):
             f for f in every if f.shape != "static" and (self.has(f, "retract") or f.past)
         ]
         self.hedge_families = [f for f in self.single if f.hedge or f.past]
+        self.bare_families = [
+            f for f in self.single if f.plain_contradicts and self.has(f, "state")
+        ]
         self.pools: dict[str, list[Family]] = {}
         for family in every:
             self.pools.setdefault(family.subject, []).append(family)
@@ -81,6 +84,46 @@ class Builder(Statements):
         if older is None or newer is None:
             return None
         return self.pair(older, newer, "explicit_change", family)
+
+    def bare_change(self) -> LabelledPair | None:
+        """A value, then another value said plainly, with no word of change (label 1): only
+        families whose plain statements of two values contradict."""
+        rng = self.rng
+        family = rng.choice(self.bare_families)
+        subj = self.subject(family)
+        old, value = rng.sample(self.values(family, subj), 2)
+        if not self.change_ok(family, old, value):
+            return None
+        older = self.say(family, "state", subj, old, year=self.year())
+        newer = self.say(family, "state", self.follow(subj), value, year=self.year(), no_year=True)
+        if older is None or newer is None:
+            return None
+        return self.pair(older, newer, "bare_change", family)
+
+    def same_subject_news(self) -> LabelledPair | None:
+        """A value of one attribute and news about the same subject (an event, one more value
+        of a multi-valued attribute, a plan), in either order (label 0)."""
+        rng = self.rng
+        family = rng.choice(self.single)
+        subj = self.subject(family)
+        news = [f for f in self.pools.get(family.subject, []) if f.shape in ("event", "multi")]
+        if not news:
+            return None
+        other = rng.choice(news)
+        value = rng.choice(self.values(family, subj))
+        older = self.say(family, "state", subj, value, year=self.year())
+        when = self.when()[2] if other.shape == "event" else ()
+        newer = self.say(
+            other,
+            "state",
+            self.follow(subj),
+            rng.choice(self.values(other, subj)),
+            when=when,
+            year=self.year(),
+        )
+        if older is None or newer is None:
+            return None
+        return self.pair(older, newer, "same_subject_news", family, swap=True, other_family=other)
 
     def implied_change(self) -> LabelledPair | None:
         """A value, then one that implies another without naming the change (label 1)."""

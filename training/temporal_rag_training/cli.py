@@ -6,12 +6,14 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from shared_core.cli.options import EXIT_OK, Commands
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from shared_core.detectors.kappa import KappaScorer
 
 
 def register(commands: Commands) -> None:
@@ -30,6 +32,24 @@ def register(commands: Commands) -> None:
     kappa.set_defaults(handler=run)
 
 
+def _restates(scorer: KappaScorer, threshold: float, record: dict[str, Any]) -> str:
+    """The restates verdict on the dev and test sets (markdown lines; figures into record)."""
+    from temporal_rag_training.kappa_eval import SPLITS, load_pairset, restates_report
+
+    lines = []
+    for split in SPLITS:
+        pairs = load_pairset(split)
+        verdicts = scorer.verdict_scores([(p.older, p.newer) for p in pairs])
+        found = restates_report(pairs, [v.restates for v in verdicts], threshold)
+        record[scorer.name][split]["restates"] = found
+        lines.append(
+            f"{scorer.name} on {split}: restates recognised {found['recognised']}/"
+            f"{found['restating_pairs']} ({found['recognised_share']:.1%}) at P >= {threshold}; "
+            f"false restates {found['false_restates']}/{found['other_pairs']}."
+        )
+    return "\n" + "\n".join(lines) + "\n"
+
+
 def run(args: argparse.Namespace, console: Console) -> int:
     """The ``kappa-eval`` command."""
     from shared_core.detectors.kappa import KappaScorer
@@ -45,6 +65,8 @@ def run(args: argparse.Namespace, console: Console) -> int:
         embedder = MiniLMEmbedder()
         scorers.append(("cosine (MiniLM)", cosine_scorer(embedder.embed_documents), None))
     text, record = evaluate(scorers)
+    if scorer.card.restates_threshold is not None:
+        text += _restates(scorer, scorer.card.restates_threshold, record)
     console.print(text, markup=False)
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")

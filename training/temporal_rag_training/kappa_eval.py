@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from shared_core.errors import InvalidInputError
+from temporal_rag_training.labelled import RESTATING_KINDS
 from temporal_rag_training.pairs import KINDS, LabelledPair
 
 PAIRSETS = Path(__file__).parent / "pairsets"
@@ -291,6 +292,28 @@ def run(
             )
         record[name] = entry
     return "\n\n".join(sections) + "\n", record
+
+
+def restates_report(
+    pairs: Sequence[LabelledPair], restates: Sequence[float], threshold: float
+) -> dict[str, Any]:
+    """How many paraphrase pairs reach the restates threshold (recognised) and how many other
+    pairs do (false restates: two statements that would wrongly become one claim)."""
+    hits = [
+        (pair.kind in RESTATING_KINDS, score >= threshold)
+        for pair, score in zip(pairs, restates, strict=True)
+    ]
+    same = sum(1 for restating, _ in hits if restating)
+    recognised = sum(1 for restating, flagged in hits if restating and flagged)
+    false = sum(1 for restating, flagged in hits if flagged and not restating)
+    return {
+        "threshold": threshold,
+        "restating_pairs": same,
+        "recognised": recognised,
+        "recognised_share": recognised / same if same else 1.0,
+        "false_restates": false,
+        "other_pairs": len(hits) - same,
+    }
 
 
 def _timing(timing: Timing) -> dict[str, float]:

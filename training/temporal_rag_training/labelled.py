@@ -14,8 +14,22 @@ KINDS = (
     "separate_events",
     "other_person",
     "unrelated",
+    "bare_change",
+    "same_subject_news",
 )
-POSITIVE_KINDS = frozenset(KINDS[:3])
+POSITIVE_KINDS = frozenset({"explicit_change", "implied_change", "retraction", "bare_change"})
+RESTATING_KINDS = frozenset({"paraphrase"})
+VERDICTS = ("neither", "ends", "restates")
+"""The three answers of the v2 judge, in the order of its logits."""
+
+
+def verdict_of(kind: str) -> int:
+    """The index in :data:`VERDICTS` of a pair kind: ends, restates or neither."""
+    if kind in POSITIVE_KINDS:
+        return VERDICTS.index("ends")
+    if kind in RESTATING_KINDS:
+        return VERDICTS.index("restates")
+    return VERDICTS.index("neither")
 
 
 @dataclass(frozen=True, slots=True)

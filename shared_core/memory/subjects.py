@@ -1,0 +1,150 @@
+"""Whom a prose statement is about: a deterministic rule, so two statements can only end one
+another when they name the same subject (``Caroline``, ``I``, ``my sister``, ``the billing
+service``), whatever a model says.
+
+The rule reads the words before the statement's first verb (at most :data:`HEAD_WORDS`),
+after dropping a short lead-in ("Per the CRM,", "Reminder:", "btw"; a speaker's "Ana:" is
+kept, so "Ana: I moved" is about Ana):
+
+- the speaker: a head starting with "I"/"my"/"me" is ``i``, unless "my" introduces a relation
+  ("my sister", "my line manager"), which is ``my sister``; "we"/"our" likewise;
+- a name: the first run of capitalised words that are not sentence words (``Dana Reyes`` in
+  "Dana Reyes's employer is Globex", ``Omar Haddad`` in "The city where Omar Haddad lives");
+- a thing: a head starting with a determiner and holding no wh-word or preposition before its
+  name is that whole phrase ("the payments api"), so two services are never one subject;
+- otherwise (a pronoun, a head that is too long): no subject, and the statement stays plain
+  prose. Missing a subject only ever misses a change.
+
+The word lists are data (``subject_words.json`` beside this module), read once.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+WORDS_FILE = Path(__file__).with_name("subject_words.json")
+HEAD_WORDS = 7
+"""At most this many words before the first verb are read for the subject."""
+LEAD_IN_WORDS = 5
+"""A leading clause ending in ":" or "," of at most this many words may be a lead-in."""
+SPEAKER = "i"
+_WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ0-9][\w'\u2019.-]*")
+_STAMP = re.compile(r"^\s*(\[[^\]]*\]|\(?\d{4}-\d{2}-\d{2}[^)]*\)?:?)\s*")
+_POSSESSIVE = re.compile(r"(['\u2019]s|['\u2019])$")
+_BREAKS = frozenset({"where", "who", "whom", "which", "for", "of", "at", "with", "about"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Words:
+    not_names: frozenset[str]
+    connectors: frozenset[str]
+    first_person: frozenset[str]
+    relations: frozenset[str]
+    determiners: frozenset[str]
+    verbs: frozenset[str]
+
+
+@functools.cache
+def _words() -> _Words:
+    raw = json.loads(WORDS_FILE.read_text(encoding="utf-8"))
+    fields = ("not_names", "connectors", "first_person", "relations", "determiners", "verbs")
+    return _Words(*(frozenset(str(w).lower() for w in raw[name]) for name in fields))
+
+
+def statement_subject(text: str) -> str | None:
+    """The subject of a statement, lower-cased, or None when the rule cannot tell."""
+    words = _words()
+    tokens = _WORD.findall(_without_lead_in(text, words))
+    head: list[str] = []
+    bounded = False  # whether a verb ends the head
+    for token in tokens[:HEAD_WORDS]:
+        if head and token.lower() in words.verbs:
+            bounded = True
+            break
+        head.append(token)
+    if not head:
+        return None
+    speaker = _speaker(head, words)
+    if speaker is not None:
+        return speaker
+    if head[0].lower() in words.determiners:
+        return _thing(head, words) if bounded else _name(head, words, people_only=True)
+    return _name(head, words)
+
+
+def _without_lead_in(text: str, words: _Words) -> str:
+    text = _STAMP.sub("", text).strip()
+    for mark in (":", ","):
+        clause, found, rest = text.partition(mark)
+        clause_words = clause.split()
+        if not found or not rest.strip() or not 0 < len(clause_words) <= LEAD_IN_WORDS:
+            continue
+        if clause_words[0].lower() in words.not_names:  # "Note:", "Per the CRM," (not "Ana:")
+            text = rest.strip()
+    tokens = text.split()
+    while len(tokens) > 2 and tokens[0].lower().strip(",") in _LEAD_IN_TOKENS:
+        tokens = tokens[1:]
+    return " ".join(tokens)
+
+
+_LEAD_IN_TOKENS = frozenset(
+    {"btw", "fyi", "oh", "and", "so", "also", "well", "hey", "ps", "anyway", "ok", "okay"}
+    | {"heads", "up", "actually", "correction", "just", "quick", "update", "note", "reminder"}
+)
+
+
+def _speaker(head: list[str], words: _Words) -> str | None:
+    first = head[0].lower()
+    if first in ("we", "our", "us"):
+        return _relation("our", head, words) or "we"
+    if first not in words.first_person:
+        return None
+    if first == "my":
+        return _relation("my", head, words) or SPEAKER
+    return SPEAKER
+
+
+def _relation(owner: str, head: list[str], words: _Words) -> str | None:
+    """ "my older sister" -> "my older sister" (a relation noun within the next two words)."""
+    for end in range(1, min(3, len(head))):
+        if _bare(head[end]).lower() in words.relations:
+            return " ".join([owner, *(_bare(t).lower() for t in head[1 : end + 1])])
+    return None
+
+
+def _thing(head: list[str], words: _Words) -> str | None:
+    """ "the payments API" -> "the payments api"; "the car Umar Vasquez" and "the city where
+    Omar Haddad" -> the person named inside."""
+    person = _name(head, words, people_only=True)
+    if person is not None or _BREAKS & {t.lower() for t in head}:
+        return person
+    return " ".join(_bare(t).lower() for t in head)
+
+
+def _name(head: list[str], words: _Words, *, people_only: bool = False) -> str | None:
+    """The first run of capitalised words that are not sentence words; ``people_only``: only
+    a run of two words or more (a person's full name), not a lone "API"."""
+    runs: list[list[str]] = [[]]
+    for token in head:
+        bare = _bare(token)
+        is_name = bare[:1].isupper() and bare.lower() not in words.not_names
+        if is_name or (runs[-1] and token.lower() in words.connectors):
+            runs[-1].append(bare)
+            if bare != token:  # a possessive ends the name
+                runs.append([])
+        elif runs[-1]:
+            runs.append([])
+    for run in runs:
+        while run and run[-1].lower() in words.connectors:
+            run.pop()
+        if run and (len(run) >= 2 or not people_only):
+            return " ".join(run).lower()
+    return None
+
+
+def _bare(token: str) -> str:
+    return _POSSESSIVE.sub("", token.rstrip(".,;:!?"))

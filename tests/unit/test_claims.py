@@ -1,0 +1,260 @@
+"""Claims: write-time prose judging with a structural gate (shared_core.memory.claims)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from shared_core import HashingEmbedder, InMemoryLedger, NumpyIndex, TemporalMemory
+from shared_core.detectors.frames import Frame
+from shared_core.detectors.kappa import Verdict
+from shared_core.errors import InvalidInputError
+from shared_core.ledger.sqlite import SQLiteLedger
+from shared_core.ledger.store import LedgerStore
+from shared_core.memory.claims import ClaimJudge
+
+RULE = "test-judge"
+_CITY = re.compile(r"(lives in|moved to|home is in|resides in) (\w+)")
+
+
+def at(year: int, month: int = 1) -> datetime:
+    return datetime(year, month, 1, tzinfo=UTC)
+
+
+class KeywordFrames:
+    """Statements about where someone lives are ``home_city``; nothing else has a frame."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def frames(self, vectors: Sequence[Sequence[float]]) -> list[Frame | None]:
+        self.calls += 1
+        return [_FRAMES.get(tuple(round(x, 6) for x in v)) for v in vectors]
+
+
+_FRAMES: dict[tuple[float, ...], Frame] = {}
+EMBEDDER = HashingEmbedder(dimension=64)
+
+
+def framed(*texts: str) -> None:
+    """Give these texts the home_city frame (the fake reads their vectors)."""
+    for text in texts:
+        vector = EMBEDDER.embed_documents([text])[0]
+        _FRAMES[tuple(round(x, 6) for x in vector)] = Frame("home_city", 0.99)
+
+
+class CityScorer:
+    """Restates when both name the same city, ends when the cities differ; records its calls."""
+
+    def __init__(self, *, always_ends: bool = False, unsure: bool = False) -> None:
+        self.always_ends = always_ends
+        self.unsure = unsure
+        self.calls: list[list[tuple[str, str]]] = []
+
+    def verdict_scores(self, pairs: Sequence[tuple[str, str]]) -> list[Verdict]:
+        self.calls.append(list(pairs))
+        return [self._one(older, newer) for older, newer in pairs]
+
+    def _one(self, older: str, newer: str) -> Verdict:
+        if self.always_ends:
+            return Verdict(ends=1.0, restates=0.0, neither=0.0)
+        if self.unsure:
+            return Verdict(ends=0.5, restates=0.3, neither=0.2)
+        a, b = _CITY.search(older), _CITY.search(newer)
+        if a is None or b is None:
+            return Verdict(ends=0.0, restates=0.0, neither=1.0)
+        if a.group(2) == b.group(2):
+            return Verdict(ends=0.01, restates=0.98, neither=0.01)
+        return Verdict(ends=0.97, restates=0.01, neither=0.02)
+
+
+LEDGERS: list[Callable[[Path], LedgerStore]] = [
+    lambda _: InMemoryLedger(),
+    lambda folder: SQLiteLedger(folder / "ledger.sqlite"),
+]
+
+
+@pytest.fixture(params=LEDGERS, ids=["in-memory", "sqlite"])
+def memory(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[..., TemporalMemory]:
+    """Claims must behave the same on every ledger backend."""
+
+    def make(scorer: CityScorer, frames: KeywordFrames | None = None) -> TemporalMemory:
+        judge = ClaimJudge(
+            scorer=scorer,
+            frames=frames or KeywordFrames(),
+            name=RULE,
+            ends_threshold=0.9,
+            restates_threshold=0.9,
+        )
+        ledger = request.param(tmp_path)
+        return TemporalMemory(
+            ledger=ledger, index=NumpyIndex(), embedder=EMBEDDER, prose_judge=judge
+        )
+
+    return make
+
+
+def current_texts(mem: TemporalMemory) -> set[str]:
+    return {fact.text for fact in mem.as_of()}
+
+
+def test_same_person_different_news_closes_nothing_whatever_the_score(
+    memory: Callable[..., TemporalMemory],
+) -> None:
+    news = [
+        "Maria found a community event inspiring.",
+        "Maria's new pup, Shadow, is full of energy.",
+        "Maria went hiking with her sister.",
+    ]
+    scorer = CityScorer(always_ends=True)
+    with memory(scorer) as mem:
+        for year, text in enumerate(news, start=2020):
+            (added,) = mem.add_many([text], valid_from=at(year))
+            assert added.closed == ()
+        assert current_texts(mem) == set(news)
+    assert scorer.calls == []  # no frame: never even asked
+
+
+def test_a_bare_value_change_ends_the_claim_before_it(
+    memory: Callable[..., TemporalMemory],
+) -> None:
+    framed("Dana lives in Lisbon.", "Dana lives in Denver.")
+    with memory(CityScorer()) as mem:
+        mem.add("Dana lives in Lisbon.", valid_from=at(2020))
+        changed = mem.add("Dana lives in Denver.", valid_from=at(2023))
+        assert [f.text for f in changed.closed] == ["Dana lives in Lisbon."]
+        assert current_texts(mem) == {"Dana lives in Denver."}
+        history = mem.history("Dana", "home_city")
+    assert [(f.text, f.valid_from, f.valid_to) for f in history] == [
+        ("Dana lives in Lisbon.", at(2020), at(2023)),
+        ("Dana lives in Denver.", at(2023), None),
+    ]
+    assert history[1].metadata["claim_verdict"] == "ends"
+    assert history[1].metadata["claim_rule"] == RULE
+
+
+def test_every_restatement_of_a_claim_closes_with_it(memory: Callable[..., TemporalMemory]) -> None:
+    olds = [f"Dana lives in Lisbon{'!' * n}." for n in range(12)]
+    framed(*olds, "Dana home is in Lisbon.", "Dana moved to Osaka.")
+    with memory(CityScorer()) as mem:
+        for month, text in enumerate(olds, start=1):
+            mem.add(text, valid_from=at(2020, month))
+        mem.add("Dana home is in Lisbon.", valid_from=at(2021))
+        hits = mem.search("Where does Dana live?", k=10)
+        assert len(hits) == 1  # one claim, said 13 times
+        mem.add("Dana moved to Osaka.", valid_from=at(2022))
+        assert current_texts(mem) == {"Dana moved to Osaka."}
+        assert [h.fact.text for h in mem.search("Where does Dana live?", k=10)] == [
+            "Dana moved to Osaka."
+        ]
+
+
+def test_a_late_restatement_extends_its_claim_back(memory: Callable[..., TemporalMemory]) -> None:
+    framed("Dana lives in Lisbon.", "Dana resides in Lisbon.")
+    with memory(CityScorer()) as mem:
+        mem.add("Dana lives in Lisbon.", valid_from=at(2020))
+        mem.add("Dana resides in Lisbon.", valid_from=at(2018))
+        (version,) = mem.history("Dana", "home_city")
+    assert version.valid_from == at(2018)
+    assert version.valid_to is None
+
+
+def test_a_late_older_value_is_closed_by_the_stored_newer_one(
+    memory: Callable[..., TemporalMemory],
+) -> None:
+    framed("Dana lives in Denver.", "Dana lives in Porto.")
+    with memory(CityScorer()) as mem:
+        mem.add("Dana lives in Denver.", valid_from=at(2022))
+        mem.add("Dana lives in Porto.", valid_from=at(2019))
+        history = mem.history("Dana", "home_city")
+        assert current_texts(mem) == {"Dana lives in Denver."}
+    assert [(f.text, f.valid_to) for f in history] == [
+        ("Dana lives in Porto.", at(2022)),
+        ("Dana lives in Denver.", None),
+    ]
+
+
+def test_an_unsure_verdict_keeps_the_statement_as_plain_prose(
+    memory: Callable[..., TemporalMemory],
+) -> None:
+    framed("Dana lives in Lisbon.", "Dana lives in Rome.")
+    with memory(CityScorer(unsure=True)) as mem:
+        mem.add("Dana lives in Lisbon.", valid_from=at(2020))
+        added = mem.add("Dana lives in Rome.", valid_from=at(2021))
+        assert added.closed == ()
+        assert added.writes[0].fact is not None
+        assert added.writes[0].fact.key is None
+        assert current_texts(mem) == {"Dana lives in Lisbon.", "Dana lives in Rome."}
+
+
+def test_a_batch_is_judged_in_valid_time_order_in_one_scorer_call(
+    memory: Callable[..., TemporalMemory],
+) -> None:
+    texts = ["Ana lives in Braga.", "Ana lives in Braga!", "Ana lives in Porto."]
+    framed(*texts)
+    scorer = CityScorer()
+    frames = KeywordFrames()
+    with memory(scorer, frames) as mem:
+        mem.add_many(
+            [texts[2], texts[0], texts[1]],
+            metadatas=[
+                {"valid_from": at(2022).isoformat()},
+                {"valid_from": at(2020).isoformat()},
+                {"valid_from": at(2021).isoformat()},
+            ],
+        )
+        assert current_texts(mem) == {"Ana lives in Porto."}
+        (first, second) = mem.history("Ana", "home_city")
+    assert (first.text, first.valid_from, first.valid_to) == (texts[0], at(2020), at(2022))
+    assert second.text == texts[2]
+    assert len(scorer.calls) == 1
+    assert frames.calls == 1
+
+
+def test_statements_of_two_subjects_never_meet(memory: Callable[..., TemporalMemory]) -> None:
+    framed("Dana lives in Lisbon.", "Omar lives in Denver.")
+    with memory(CityScorer(always_ends=True)) as mem:
+        mem.add("Dana lives in Lisbon.", valid_from=at(2020))
+        added = mem.add("Omar lives in Denver.", valid_from=at(2021))
+        assert added.closed == ()
+        assert current_texts(mem) == {"Dana lives in Lisbon.", "Omar lives in Denver."}
+
+
+def test_a_claim_judge_refuses_bad_parts_and_thresholds() -> None:
+    with pytest.raises(InvalidInputError, match="scorer"):
+        ClaimJudge(object(), KeywordFrames(), RULE, 0.9, 0.9)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="ends_threshold"):
+        ClaimJudge(CityScorer(), KeywordFrames(), RULE, 0.0, 0.9)
+    with pytest.raises(InvalidInputError, match="name"):
+        ClaimJudge(CityScorer(), KeywordFrames(), " ", 0.9, 0.9)
+
+
+def test_a_frame_head_of_another_embedder_is_refused() -> None:
+    class MiniLMFrames(KeywordFrames):
+        embedder = "sentence-transformers/all-MiniLM-L6-v2"
+
+    judge = ClaimJudge(CityScorer(), MiniLMFrames(), RULE, 0.9, 0.9)
+    with pytest.raises(InvalidInputError, match=r"prose_judge.*reads sentence-transformers"):
+        TemporalMemory(
+            ledger=InMemoryLedger(), index=NumpyIndex(), embedder=EMBEDDER, prose_judge=judge
+        )
+
+
+def test_retiring_a_wrong_change_brings_the_claim_back(
+    memory: Callable[..., TemporalMemory],
+) -> None:
+    framed("Dana lives in Lisbon.", "Dana lives in Denver.")
+    with memory(CityScorer()) as mem:
+        mem.add("Dana lives in Lisbon.", valid_from=at(2020))
+        wrong = mem.add("Dana lives in Denver.", valid_from=at(2023))
+        assert current_texts(mem) == {"Dana lives in Denver."}
+        mem.retire(wrong.fact_ids[0])
+        assert current_texts(mem) == {"Dana lives in Lisbon."}
+        why = mem.explain(wrong.fact_ids[0])
+    assert why.part_of is None  # the wrong statement supports no believed version
+    assert why.statements[-1].retired_at is not None  # it is retired in record time, not lost
+    assert why.statements[-1].relation == "home_city"

@@ -1,0 +1,68 @@
+"""The frame head (shared_core.detectors.frames): loading, thresholds, refusals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from shared_core.detectors.frames import FRAMES_CARD, FRAMES_WEIGHTS, Frame, FrameHead
+from shared_core.errors import DetectorError, InvalidInputError, ModelNotFoundError
+
+LABELS = ["home_city", "employer", "other"]
+
+
+def write_head(folder: Path, *, threshold: float = 0.8, labels: list[str] | None = None) -> Path:
+    labels = LABELS if labels is None else labels
+    folder.mkdir(parents=True, exist_ok=True)
+    weights = np.zeros((len(labels), 3), dtype=np.float32)
+    for row in range(min(len(labels), 3)):
+        weights[row, row] = 10.0  # axis i -> label i
+    np.savez(folder / FRAMES_WEIGHTS, weights=weights, bias=np.zeros(len(labels), np.float32))
+    card = {
+        "name": "frames-test",
+        "labels": labels,
+        "threshold": threshold,
+        "embedder": "test-embedder",
+        "dimension": 3,
+    }
+    (folder / FRAMES_CARD).write_text(json.dumps(card))
+    return folder
+
+
+def test_a_confident_attribute_is_a_frame_and_other_or_unsure_is_none(tmp_path: Path) -> None:
+    head = FrameHead(folder=write_head(tmp_path / "head"))
+    found = head.frames([[1, 0, 0], [0, 2, 0], [0, 0, 1], [1, 1, 0]])
+    assert [f.attribute if f else None for f in found] == ["home_city", "employer", None, None]
+    assert isinstance(found[0], Frame)
+    assert found[0].probability > 0.99
+    assert head.embedder == "test-embedder"
+    assert head.frames([]) == []
+
+
+def test_vectors_of_another_dimension_are_refused(tmp_path: Path) -> None:
+    head = FrameHead(folder=write_head(tmp_path / "head"))
+    with pytest.raises(InvalidInputError, match=r"vectors.*3-dimensional vectors of test-embedder"):
+        head.frames([[1.0, 0.0]])
+
+
+def test_a_missing_or_broken_head_says_what_to_do(tmp_path: Path) -> None:
+    with pytest.raises(ModelNotFoundError, match="train-frames"):
+        FrameHead(folder=tmp_path / "nothing")
+    write_head(tmp_path / "no-other", labels=["home_city", "employer"])
+    with pytest.raises(DetectorError, match="include 'other'"):
+        FrameHead(folder=tmp_path / "no-other")
+    folder = write_head(tmp_path / "short")
+    np.savez(folder / FRAMES_WEIGHTS, weights=np.zeros((2, 3)), bias=np.zeros(2))
+    with pytest.raises(DetectorError, match="do not match"):
+        FrameHead(folder=folder).frames([[1, 0, 0]])
+
+
+def test_the_shipped_head_reads_minilm_vectors() -> None:
+    head = FrameHead()
+    assert head.embedder == "sentence-transformers/all-MiniLM-L6-v2"
+    assert head.card.dimension == 384
+    assert head.card.labels[-1] == "other"
+    assert 0.5 <= head.card.threshold < 1.0
