@@ -141,12 +141,10 @@ def _observations(
     if missing is not None:
         notes.append(f"{OBSERVATIONS}: skipped (no prose judge: {missing})")
         return None
-    scorer, frames = KappaScorer(), FrameHead()
     return run_observations(
         data_dir,
         embedder,
-        judge=lambda: claim_judge(scorer=scorer, frames=frames),
-        judge_name=claim_judge(scorer=scorer, frames=frames).name,
+        judge=claim_judge(scorer=KappaScorer(), frames=FrameHead()),
         limit=profile.observations,
         seed=request.seed,
         progress=progress,

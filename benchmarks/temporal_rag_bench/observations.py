@@ -23,7 +23,7 @@ import random
 import re
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -220,8 +220,7 @@ def run_observations(
     data_dir: Path | str,
     embedder: Embedder,
     *,
-    judge: Callable[[], ClaimJudge | ProseJudge | None],
-    judge_name: str,
+    judge: ClaimJudge | ProseJudge,
     limit: int | None = None,
     seed: int = 0,
     k: int = K,
@@ -238,7 +237,7 @@ def run_observations(
         on = ingest(
             conversations,
             cached,
-            judge=judge(),
+            judge=judge,
             workdir=Path(folder) / "on",
             k=k,
             progress=progress,
@@ -246,7 +245,7 @@ def run_observations(
     drawn = random.Random(seed).sample(list(on.closings), min(sample, len(on.closings)))
     return {
         "name": "locomo-observations",
-        "judge": judge_name,
+        "judge": judge.name,
         "conversations": len(conversations),
         "sessions": sum(len(c.sessions) for c in conversations),
         "statements": on.statements,

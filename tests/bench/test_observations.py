@@ -83,9 +83,7 @@ def test_observations_track_counts_closings_and_recall_with_the_judge_on_and_off
     data_dir: Path,
 ) -> None:
     judge = ProseJudge(scorer=MovedScorer(), threshold=0.5, name="moved", min_cosine=-1.0)
-    results = run_observations(
-        data_dir, HashingEmbedder(dimension=64), judge=lambda: judge, judge_name="moved", k=4
-    )
+    results = run_observations(data_dir, HashingEmbedder(dimension=64), judge=judge, k=4)
     assert (results["statements"], results["questions"], results["closed"]) == (4, 3, 1)
     assert results["closed_share"] == pytest.approx(0.25)
     assert results["samples"] == [
@@ -104,9 +102,7 @@ def test_observations_track_counts_closings_and_recall_with_the_judge_on_and_off
 
 def test_observations_section_lists_the_closed_pairs(data_dir: Path) -> None:
     judge = ProseJudge(scorer=MovedScorer(), threshold=0.5, name="moved", min_cosine=-1.0)
-    observations = run_observations(
-        data_dir, HashingEmbedder(dimension=64), judge=lambda: judge, judge_name="moved", k=4
-    )
+    observations = run_observations(data_dir, HashingEmbedder(dimension=64), judge=judge, k=4)
     meta = {
         "command": "bench",
         "environment": {"date": "d", "platform": "p", "cores": 2, "versions": {}},
