@@ -52,7 +52,7 @@ class BenchRequest:
     data_dir: Path | None = None
     limit: int | None = None
     judge: str | None = None  # MODULE:NAME of a prompt -> reply callable
-    judge_sample: int = 40
+    judge_sample: int | None = None  # None: the profile's
 
 
 def load_judge(spec: str) -> Judge:
@@ -94,9 +94,7 @@ def bench(
     notes = notes + selection.notes
     if embedder is None:
         embedder = _loaded_minilm(console)
-    options = RunOptions(
-        k=request.k, judge=judge, judge_sample=request.judge_sample, seed=request.seed
-    )
+    options = run_options(request, profile, judge)
     started = time.perf_counter()
     with rich_progress(console) as progress:
         run = run_bench(
@@ -114,6 +112,13 @@ def bench(
     written = write_report(results, request.out)
     console.print(Text(f"report: {request.out / 'report.md'} ({len(written)} files)"))
     return results, written
+
+
+def run_options(request: BenchRequest, profile: BenchProfile, judge: Judge | None) -> RunOptions:
+    """How the methods run: the request's k and seed, the judge, and the questions a
+    model-judged method answers (the request's ``judge_sample``, else the profile's)."""
+    sample = profile.judge_sample if request.judge_sample is None else request.judge_sample
+    return RunOptions(k=request.k, judge=judge, judge_sample=sample, seed=request.seed)
 
 
 def _observations(

@@ -58,10 +58,9 @@ def register(commands: Commands) -> None:
     bench.add_argument(
         "--judge-sample",
         type=positive_int(1),
-        default=40,
         metavar="N",
         help="questions answered per prose dataset by the methods that call a model on each "
-        "read (the LLM judge's, and kappa's Phi_T) (default 40)",
+        "read (the LLM judge's, and kappa's Phi_T) (default: the profile's; quick 20)",
     )
     bench.set_defaults(handler=run)
 

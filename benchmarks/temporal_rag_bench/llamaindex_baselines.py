@@ -5,8 +5,8 @@
 - :class:`EmbeddingRecencyBaseline`: the real ``EmbeddingRecencyPostprocessor`` (newest first,
   older nodes too similar to a newer one dropped, ``similarity_cutoff`` 0.7, its default), then
   the first k. Its embedding model serves the shared vectors; the templated "query" text it
-  embeds for every node is embedded once per chunk at ingest (counted in the ingest time), so
-  reads never run the model.
+  embeds for a candidate node is embedded at ingest for every node some question's candidates
+  hold (counted in the ingest time), so reads never run the model.
 
 Both get the same candidates as every other method (the shared Chroma collection, visible at
 ``now``). Found by the bench through the ``temporal_rag.bench_methods`` entry point
@@ -117,11 +117,12 @@ class EmbeddingRecencyBaseline(_Postprocessed):
         self._processor: EmbeddingRecencyPostprocessor | None = None
 
     def prepare(self, shared: SharedStore) -> None:
+        # only nodes some question's candidates hold are ever embedded as queries by the class
         templated = [
             DEFAULT_QUERY_EMBEDDING_TMPL.format(
-                context_str=node.get_content(metadata_mode=MetadataMode.EMBED)
+                context_str=self._nodes[row].get_content(metadata_mode=MetadataMode.EMBED)
             )
-            for node in self._nodes
+            for row in shared.candidate_rows(FETCH_FACTOR * shared.k)
         ]
         shared.remember_queries(templated, description=f"{self.name}: templated node queries")
         self._processor = EmbeddingRecencyPostprocessor(

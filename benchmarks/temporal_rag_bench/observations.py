@@ -35,7 +35,7 @@ from shared_core.memory import Added, TemporalMemory
 from shared_core.memory.claims import ClaimJudge
 from shared_core.memory.prose_judge import ProseJudge
 from temporal_rag_bench.datasets import LOCOMO, evidence_ids, require_file, session_dates
-from temporal_rag_bench.store import Progress, no_progress
+from temporal_rag_bench.store import Progress, embed_queries, no_progress
 
 K = 10
 SAMPLE = 50
@@ -141,10 +141,8 @@ def cached_embedder(
         batch = texts[start : start + EMBED_BATCH]
         documents.update(zip(batch, map(list, embedder.embed_documents(batch)), strict=True))
         advance(len(batch))
-    queries: dict[str, list[float]] = {}
-    for question in questions:
-        queries[question] = list(embedder.embed_query(question))
-        advance(1)
+    queries = dict(zip(questions, embed_queries(embedder, questions), strict=True))
+    advance(len(questions))
 
     def embed(batch: list[str]) -> list[list[float]]:
         return [documents[t] if t in documents else list(embedder.embed_query(t)) for t in batch]

@@ -1,7 +1,8 @@
 """Bench profiles (how big a run is) and loading the datasets a run asks for.
 
-``quick`` is what ``make bench`` runs (a few minutes on 2 cores with MiniLM); ``full`` is ten
-times the synthetic benchmark and every external item; ``tiny`` is for tests and smoke runs.
+``quick`` is what ``make bench`` runs (about six minutes on 2 cores with MiniLM: every track,
+the external ones and the model-judged reads sampled); ``full`` is ten times the synthetic
+benchmark and every external item; ``tiny`` is for tests and smoke runs.
 External datasets are read from the folder a run is given (``--data-dir`` or
 ``$TEMPORAL_RAG_DATA``) and skipped with a note when there is none.
 """
@@ -28,21 +29,29 @@ OBSERVATIONS = "locomo-observations"
 
 @dataclass(frozen=True, slots=True)
 class BenchProfile:
-    """Synthetic entities (the generator scales everything with them) and the caps on the
+    """Synthetic entities (the generator scales everything with them), the caps on the
     external datasets (SituatedQA: time-dependent and static items each; LoCoMo and its
-    observations: conversations; None: all)."""
+    observations: conversations; None: all) and how many questions of a prose dataset the
+    methods that call a model on every read answer (``judge_sample``)."""
 
     name: str
     entities: int
     situatedqa: int | None
     locomo: int | None
     observations: int | None
+    judge_sample: int
 
 
 PROFILES = {
-    "tiny": BenchProfile("tiny", entities=6, situatedqa=10, locomo=1, observations=1),
-    "quick": BenchProfile("quick", entities=60, situatedqa=100, locomo=2, observations=None),
-    "full": BenchProfile("full", entities=600, situatedqa=None, locomo=None, observations=None),
+    "tiny": BenchProfile(
+        "tiny", entities=6, situatedqa=10, locomo=1, observations=1, judge_sample=40
+    ),
+    "quick": BenchProfile(
+        "quick", entities=60, situatedqa=50, locomo=2, observations=None, judge_sample=20
+    ),
+    "full": BenchProfile(
+        "full", entities=600, situatedqa=None, locomo=None, observations=None, judge_sample=200
+    ),
 }
 
 

@@ -98,6 +98,7 @@ def run_dataset(
         workdir=workdir,
         progress=progress,
         cache=cache,
+        k=options.k,
     )
     result = DatasetRun(dataset, store.embed_seconds, store.index_seconds)
     active: list[_Active] = []

@@ -80,9 +80,11 @@ class SharedStore:
         workdir: Path,
         progress: Progress = no_progress,
         cache: VectorCache | None = None,
+        k: int = 5,
     ) -> None:
         np = importlib.import_module("numpy")
         self.dataset = dataset
+        self.k = k  # the run's k: what every method's reads ask for
         self.chunks: tuple[Chunk, ...] = dataset.chunks
         self.row: dict[str, int] = {c.id: i for i, c in enumerate(self.chunks)}
         self.client = client
@@ -149,6 +151,16 @@ class SharedStore:
         scores = tuple(1.0 - float(d) for d in found["distances"][0])
         return Fetched(rows, scores)
 
+    def candidate_rows(self, n: int) -> list[int]:
+        """Every row some question's :meth:`fetch` of ``n`` returns (in row order): what a
+        re-ranker over those candidates can ever be shown."""
+        rows: set[int] = set()
+        for question in self.dataset.questions:
+            rows.update(
+                self.fetch(question.text, n, now=question_time(question, self.dataset)).rows
+            )
+        return sorted(rows)
+
     def visible(self, row: int, now: datetime) -> bool:
         return self.stamps[row] <= to_instant(now, "now")
 
@@ -204,10 +216,10 @@ class SharedStore:
         cache.documents.update(zip(texts, vectors, strict=True))
         asked = dict.fromkeys(q.text for q in self.dataset.questions)
         questions = [t for t in asked if t not in cache.queries]
-        advance = progress(f"{name}: embedding questions", len(questions))
-        for text in questions:
-            cache.queries[text] = embedder.embed_query(text)
-            advance(1)
+        vectors = embed_queries(
+            embedder, questions, progress=progress, description=f"{name}: embedding questions"
+        )
+        cache.queries.update(zip(questions, vectors, strict=True))
 
     def _embed_documents(self, texts: list[str]) -> list[list[float]]:
         documents = self._cache.documents
@@ -242,6 +254,28 @@ class SharedStore:
             )
             advance(len(rows))
         return collection
+
+
+def embed_queries(
+    embedder: Embedder,
+    texts: Sequence[str],
+    *,
+    progress: Progress = no_progress,
+    description: str = "embedding queries",
+) -> list[list[float]]:
+    """``embed_query`` of each text: in batches when the embedder can (``embed_queries``,
+    as the bundled MiniLM does), else one by one."""
+    batched = getattr(embedder, "embed_queries", None)
+    advance = progress(description, len(texts))
+    out: list[list[float]] = []
+    for start in range(0, len(texts), EMBED_BATCH):
+        batch = list(texts[start : start + EMBED_BATCH])
+        if batched is not None:
+            out.extend(list(v) for v in batched(batch))
+        else:
+            out.extend(list(embedder.embed_query(text)) for text in batch)
+        advance(len(batch))
+    return out
 
 
 def _embed_batches(

@@ -93,16 +93,23 @@ class MiniLMEmbedder:
         self._load()
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        return self._embed(texts, queries=False)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._embed([text], queries=True)[0]
+
+    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        """:meth:`embed_query` of many queries in batched forward passes."""
+        return self._embed(texts, queries=True)
+
+    def _embed(self, texts: Sequence[str], *, queries: bool) -> list[list[float]]:
         batch = _checked_texts(texts)
         if not batch:
             return []
         loaded = self._load()
-        return self._encode(loaded, loaded.encode_document, batch)
-
-    def embed_query(self, text: str) -> list[float]:
-        batch = _checked_texts([text])
-        loaded = self._load()
-        return self._encode(loaded, loaded.encode_query, batch)[0]
+        return self._encode(
+            loaded, loaded.encode_query if queries else loaded.encode_document, batch
+        )
 
     def _encode(
         self, loaded: _Loaded, encode: Callable[..., Any], texts: list[str]

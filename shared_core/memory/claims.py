@@ -16,7 +16,8 @@ For each new prose statement (in valid-time order within a batch):
    anything and nothing ends it, whatever a score would say.
 2. The versions of its key valid at its ``valid_from`` or starting after it (the nearest), and
    the batch's earlier statements of the key, are judged against it in one scorer call per
-   batch: ``restates`` (P >= ``restates_threshold``) joins that claim (same object);
+   batch (pairs a decision needs beyond those are scored when it asks): ``restates`` (P >=
+   ``restates_threshold``) joins that claim (same object);
    ``ends`` (P >= ``ends_threshold``) against the version it falls in starts a new claim, which
    the key rule lets close it; neither is sure: it stays plain prose (a missed change is
    better than a retired fact that still holds).
@@ -29,7 +30,7 @@ the ledger keeps it like any other statement.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -161,20 +162,37 @@ def place_claims(
     if not placed:
         return list(facts)
     stored = {key: _stored(ledger, key) for key in dict.fromkeys(p.key for p in placed)}
-    pairs: dict[Pair, Verdict] = {}
-    wanted = [pair for item in placed for pair in _pairs(item, stored[item.key], placed)]
-    asked = list(dict.fromkeys(wanted))
-    if asked:
-        pairs.update(zip(asked, judge.scorer.verdict_scores(asked), strict=True))
+    verdicts = _Verdicts(judge.scorer)
+    verdicts.prefetch(pair for item in placed for pair in _pairs(item, stored[item.key], placed))
     out = list(facts)
     decided: dict[tuple[str, str, str], list[_Known]] = {}
     for item in sorted(placed, key=lambda p: (p.valid_from, p.index)):
         known = sorted([*stored[item.key], *decided.get(item.key, [])], key=_start)
-        claim = _decide(judge, item, known, pairs)
+        claim = _decide(judge, item, known, verdicts)
         if claim is not None:
             out[item.index] = claim
             decided.setdefault(item.key, []).append(_known_of(claim, item.valid_from))
     return out
+
+
+class _Verdicts:
+    """The scorer's verdicts by pair: the likely pairs of a batch in one call up front, any
+    other a decision turns out to need scored when it is asked for (decisions depend on
+    earlier ones, so which pairs are needed is only known while deciding)."""
+
+    def __init__(self, scorer: VerdictScorer) -> None:
+        self._scorer = scorer
+        self._known: dict[Pair, Verdict] = {}
+
+    def prefetch(self, pairs: Iterable[Pair]) -> None:
+        asked = [pair for pair in dict.fromkeys(pairs) if pair not in self._known]
+        if asked:
+            self._known.update(zip(asked, self._scorer.verdict_scores(asked), strict=True))
+
+    def __getitem__(self, pair: Pair) -> Verdict:
+        if pair not in self._known:
+            self.prefetch([pair])
+        return self._known[pair]
 
 
 def _placed(
@@ -251,22 +269,24 @@ def _pair(known: _Known, item: _Placed) -> Pair:
 
 
 def _pairs(item: _Placed, stored: Sequence[_Known], batch: Sequence[_Placed]) -> list[Pair]:
-    """Every pair the statement may need: against stored claims and the batch's earlier items
-    of its key (whether those become claims is decided later)."""
+    """The pairs the statement will most likely need: against the claims it is judged
+    against, were the batch's latest earlier items of its key all to become claims (the
+    decisions say which do; :class:`_Verdicts` scores any other pair they need)."""
     earlier = [
         _Known(p.fact.id, p.fact.text, p.fact.text, p.valid_from, OPEN)
         for p in batch
         if p.key == item.key and p.index != item.index and p.valid_from <= item.valid_from
     ]
+    earlier = sorted(earlier, key=_start)[-CANDIDATES:]
     return [
         _pair(known, item)
         for known in _judged(item, sorted([*stored, *earlier], key=_start))
         if normalize_text(known.text) != normalize_text(item.fact.text)
-    ] + [_pair(known, item) for known in earlier if known.text != item.fact.text]
+    ]
 
 
 def _decide(
-    judge: ClaimJudge, item: _Placed, known: Sequence[_Known], pairs: Mapping[Pair, Verdict]
+    judge: ClaimJudge, item: _Placed, known: Sequence[_Known], verdicts: _Verdicts
 ) -> Fact | None:
     """The claim statement ``item`` becomes, or None (it stays plain prose)."""
     if not known:
@@ -275,17 +295,20 @@ def _decide(
     for other in _judged(item, known):
         if normalize_text(other.text) == normalize_text(item.fact.text):
             return _claim(judge, item, other.object, RESTATES, 1.0, other.id)
-        verdict = pairs.get(_pair(other, item))
-        sure = verdict is not None and verdict.restates >= judge.restates_threshold
-        if sure and verdict is not None and (best is None or verdict.restates > best[0]):
+        verdict = verdicts[_pair(other, item)]
+        if verdict.restates >= judge.restates_threshold and (
+            best is None or verdict.restates > best[0]
+        ):
             best = (verdict.restates, other)
     if best is not None:
         return _claim(judge, item, best[1].object, RESTATES, best[0], best[1].id)
     falls_in, after = _around(item, known)
     ended = falls_in if falls_in is not None else after
-    verdict = pairs.get(_pair(ended, item)) if ended is not None else None
-    if ended is not None and verdict is not None and verdict.ends >= judge.ends_threshold:
-        return _claim(judge, item, item.fact.text, ENDS, verdict.ends, ended.id)
+    if ended is None:
+        return None
+    ends = verdicts[_pair(ended, item)].ends
+    if ends >= judge.ends_threshold:
+        return _claim(judge, item, item.fact.text, ENDS, ends, ended.id)
     return None
 
 

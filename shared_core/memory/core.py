@@ -208,7 +208,7 @@ class TemporalMemory:
         the valid time of every statement that does not carry its own (from its metadata, the
         extractor or the Fact); ``valid_from`` defaults to the record time, ``valid_to`` to open.
 
-        With a ``prose_judge``, new prose is judged in one scorer call per batch: a
+        With a ``prose_judge``, new prose is judged in batched scorer calls: a
         :class:`ClaimJudge` makes the statements it places claim statements of their subject
         and attribute (:mod:`shared_core.memory.claims`), a :class:`ProseJudge` scores each
         against its nearest stored prose (:mod:`shared_core.memory.prose_judge`); what they end
@@ -483,9 +483,13 @@ class TemporalMemory:
             return result
 
     def _index_writes(self, vectors: Mapping[str, Vector], results: Sequence[WriteResult]) -> None:
+        written: dict[str, Vector] = {}
         for result in results:
             if result.fact is not None:
                 self._buffer.add(Candidate.from_fact(result.fact))
+                if result.fact.text in vectors:
+                    written[result.fact.id] = vectors[result.fact.text]
+        self._reader.remember(written)
         self._catch_up(vectors)
 
     def _catch_up(self, vectors: Mapping[str, Vector] | None = None) -> None:

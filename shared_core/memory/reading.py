@@ -4,7 +4,7 @@ recency buffer -> fuse and de-duplicate -> resolve in the ledger -> Phi_T -> hit
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from shared_core.clock import Instant, from_instant
@@ -58,6 +58,16 @@ class Reader:
         self._index = index
         self._buffer = buffer
         self.expander = expander
+        # vectors of buffered facts as they were written, so a buffered search need not read
+        # them back from the index; pruned to what the buffer still holds
+        self._buffered_vectors: dict[str, Vector] = {}
+
+    def remember(self, vectors: Mapping[str, Vector]) -> None:
+        """Keep the vectors of just-written, buffered facts (by fact id)."""
+        held = {c.id for c in self._buffer.recent()}
+        kept = {i: v for i, v in self._buffered_vectors.items() if i in held}
+        kept.update((i, v) for i, v in vectors.items() if i in held)
+        self._buffered_vectors = kept
 
     def variants(self, query: Query) -> list[str]:
         """The query and, when asked, the expander's rewrites of it."""
@@ -75,10 +85,15 @@ class Reader:
 
     def _ranked(self, query: Query, vectors: Sequence[tuple[str, Vector]]) -> list[_Ranked]:
         buffered = self._buffered(query)
-        buffered_vectors = self._index.vectors([v.record.fact_id for v in buffered])
+        buffered_vectors = self._vectors_of([v.record.fact_id for v in buffered])
         rankings: list[list[int]] = []
         best: dict[int, float] = {}
         retrieved: set[int] = set()
+        buffered_rows = [
+            (v.record.row_id, buffered_vectors[v.record.fact_id])
+            for v in buffered
+            if v.record.fact_id in buffered_vectors
+        ]
         for _, vector in vectors:
             matches = self._index.search(
                 vector,
@@ -90,10 +105,7 @@ class Reader:
             )
             scored = [(m.row_id, m.score) for m in matches]
             retrieved.update(row_id for row_id, _ in scored)
-            for version in buffered:
-                stored = buffered_vectors.get(version.record.fact_id)
-                if stored is not None:
-                    scored.append((version.record.row_id, _cosine(vector, stored)))
+            scored += _cosines(vector, buffered_rows)
             scored.sort(key=lambda pair: -pair[1])
             rankings.append([row_id for row_id, _ in scored])
             for row_id, score in scored:
@@ -120,6 +132,14 @@ class Reader:
             seen.add(version.fact.id)
             out.append(_Ranked(version, best[row_id], row_id not in retrieved))
         return out
+
+    def _vectors_of(self, fact_ids: list[str]) -> dict[str, Vector]:
+        cached = self._buffered_vectors
+        found = {i: cached[i] for i in fact_ids if i in cached}
+        missing = [i for i in fact_ids if i not in found]
+        if missing:
+            found.update(self._index.vectors(missing))
+        return found
 
     def _buffered(self, query: Query) -> list[StoredVersion]:
         if not query.options.use_recency_buffer:
@@ -168,7 +188,15 @@ def _dominate(hits: list[Hit], detector: ConflictDetector, query: str) -> list[H
     ]
 
 
-def _cosine(a: Vector, b: Vector) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0
+def _cosines(vector: Vector, rows: Sequence[tuple[int, Vector]]) -> list[tuple[int, float]]:
+    """(row id, cosine similarity to ``vector``) for each (row id, vector)."""
+    if not rows:
+        return []
+    import numpy as np
+
+    matrix = np.asarray([stored for _, stored in rows], dtype=np.float64)
+    query = np.asarray(vector, dtype=np.float64)
+    norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(query))
+    dots = matrix @ query
+    scores = np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
+    return [(row_id, float(score)) for (row_id, _), score in zip(rows, scores, strict=True)]

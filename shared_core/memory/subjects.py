@@ -12,6 +12,11 @@ kept, so "Ana: I moved" is about Ana):
   "Dana Reyes's employer is Globex", ``Omar Haddad`` in "The city where Omar Haddad lives");
 - a thing: a head starting with a determiner and holding no wh-word or preposition before its
   name is that whole phrase ("the payments api"), so two services are never one subject;
+- a report: when the first verb is a reporting verb and what reports is a thing ("The shared
+  spreadsheet says Dana Reyes ...") or a clause follows ("Maria said that Omar Haddad ..."),
+  the statement is about whom the report names, so the rule reads the words after the verb
+  (a thing whose report names no one gives no subject; "Caroline said she moved" stays
+  Caroline's);
 - otherwise (a pronoun, a head that is too long): no subject, and the statement stays plain
   prose. Missing a subject only ever misses a change.
 
@@ -46,34 +51,61 @@ class _Words:
     relations: frozenset[str]
     determiners: frozenset[str]
     verbs: frozenset[str]
+    reporting_verbs: frozenset[str]
 
 
 @functools.cache
 def _words() -> _Words:
     raw = json.loads(WORDS_FILE.read_text(encoding="utf-8"))
-    fields = ("not_names", "connectors", "first_person", "relations", "determiners", "verbs")
+    fields = (
+        "not_names",
+        "connectors",
+        "first_person",
+        "relations",
+        "determiners",
+        "verbs",
+        "reporting_verbs",
+    )
     return _Words(*(frozenset(str(w).lower() for w in raw[name]) for name in fields))
 
 
 def statement_subject(text: str) -> str | None:
     """The subject of a statement, lower-cased, or None when the rule cannot tell."""
+    return _subject(_WORD.findall(_without_lead_in(text, _words())), reported=True)
+
+
+def _subject(tokens: list[str], *, reported: bool) -> str | None:
+    """The subject of a statement's words; ``reported``: a reporting verb may hand the
+    subject on to the words after it (once: a report of a report is not read further)."""
     words = _words()
-    tokens = _WORD.findall(_without_lead_in(text, words))
     head: list[str] = []
-    bounded = False  # whether a verb ends the head
-    for token in tokens[:HEAD_WORDS]:
+    verb: int | None = None  # the position of the verb that ends the head
+    for position, token in enumerate(tokens[:HEAD_WORDS]):
         if head and token.lower() in words.verbs:
-            bounded = True
+            verb = position
             break
         head.append(token)
     if not head:
         return None
+    if reported and verb is not None and tokens[verb].lower() in words.reporting_verbs:
+        report = tokens[verb + 1 :]
+        if head[0].lower() in words.determiners:  # a source: "the wiki says ..."
+            return _reported(report)
+        if report and report[0].lower() == "that":  # "Maria said that Omar Haddad ..."
+            return _reported(report) or _speaker(head, words) or _name(head, words)
     speaker = _speaker(head, words)
     if speaker is not None:
         return speaker
     if head[0].lower() in words.determiners:
-        return _thing(head, words) if bounded else _name(head, words, people_only=True)
+        return _thing(head, words) if verb is not None else _name(head, words, people_only=True)
     return _name(head, words)
+
+
+def _reported(report: list[str]) -> str | None:
+    """Whom a report's words name ("that" dropped): the subject of its statement."""
+    if report and report[0].lower() == "that":
+        report = report[1:]
+    return _subject(report, reported=False)
 
 
 def _without_lead_in(text: str, words: _Words) -> str:

@@ -80,3 +80,14 @@ def test_bench_usage_errors_exit_2(
     assert code == EXIT_USAGE
     assert message in capsys.readouterr().err
     assert not (tmp_path / "never").exists()
+
+
+def test_model_judged_reads_answer_the_profiles_sample_unless_asked_otherwise() -> None:
+    from temporal_rag_bench.bench import BenchRequest, run_options
+    from temporal_rag_bench.profiles import PROFILES
+
+    quick = PROFILES["quick"]
+    assert run_options(BenchRequest(command="x"), quick, None).judge_sample == quick.judge_sample
+    asked = BenchRequest(command="x", judge_sample=7, k=3, seed=2)
+    options = run_options(asked, quick, None)
+    assert (options.judge_sample, options.k, options.seed) == (7, 3, 2)

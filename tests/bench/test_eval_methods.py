@@ -339,3 +339,35 @@ def test_llamaindex_postprocessors_are_the_real_classes(store_of) -> None:  # ty
     assert ids(everything)[0] == "new"  # newest first; nothing is that close at 0.7
     dedup.postprocessor(4).similarity_cutoff = -1.0  # type: ignore[attr-defined]
     assert ids(dedup.retrieve(WHERE, 4, now=NOW)) == ["new"]  # every older node dropped
+
+
+def test_candidate_rows_are_every_row_some_question_fetches(store_of) -> None:  # type: ignore[no-untyped-def]
+    data = dataset(BASIC)
+    store = store_of(data)
+    expected = set()
+    for question in data.questions:
+        expected.update(store.fetch(question.text, 2, now=question_time(question, data)).rows)
+    assert store.candidate_rows(2) == sorted(expected)
+    assert len(store.candidate_rows(1)) < len(BASIC)
+
+
+def test_embedding_recency_embeds_only_nodes_that_can_be_candidates(client, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # broke: every node's templated query was embedded at ingest (a third of make bench's time)
+    from temporal_rag_bench.llamaindex_baselines import EmbeddingRecencyBaseline
+
+    chunks = [
+        *BASIC,
+        *(noise(f"x{i}", f"standup {i} moved to room {i}", 2020, 4 + i) for i in range(8)),
+    ]
+    data = dataset(chunks)
+    store = SharedStore(
+        data, HashingEmbedder(256), client=client, name=data.name, workdir=tmp_path, k=1
+    )
+    try:
+        before = len(store._cache.queries)
+        dedup = EmbeddingRecencyBaseline()
+        dedup.ingest(data, store)
+        assert len(store._cache.queries) - before == len(store.candidate_rows(4)) < len(chunks)
+        assert ids(dedup.retrieve(WHERE, 1, now=NOW))  # reads need no other node
+    finally:
+        store.close()

@@ -123,3 +123,12 @@ def test_loading_never_touches_the_network(monkeypatch: pytest.MonkeyPatch) -> N
     embedder = MiniLMEmbedder()
     embedder.load()
     assert len(embedder.embed_query("offline")) == 384
+
+
+def test_embed_queries_is_embed_query_in_batches(minilm: MiniLMEmbedder) -> None:
+    texts = ["Where does Maria live now?", "Which database does the billing service use?", "x"]
+    batched = minilm.embed_queries(texts)
+    assert minilm.embed_queries([]) == []
+    for text, vector in zip(texts, batched, strict=True):
+        single = minilm.embed_query(text)
+        assert max(abs(x - y) for x, y in zip(single, vector, strict=True)) < 1e-5

@@ -215,6 +215,27 @@ def test_a_batch_is_judged_in_valid_time_order_in_one_scorer_call(
     assert frames.calls == 1
 
 
+def test_a_long_batch_of_one_key_scores_pairs_linearly_not_quadratically(
+    memory: Callable[..., TemporalMemory],
+) -> None:
+    # broke: every statement of a batch was paired with every earlier one of its key, so a
+    # value stated a hundred times in one add_many cost ~5,000 pairs (ingest at 30 statements/s)
+    old = [f"Ana lives in Braga, note {i}." for i in range(30)]
+    new = [f"Ana lives in Porto, note {i}." for i in range(30)]
+    framed(*old, *new)
+    scorer = CityScorer()
+    stamps = [{"valid_from": at(2000 + i // 12, i % 12 + 1).isoformat()} for i in range(60)]
+    with memory(scorer) as mem:
+        mem.add_many([*old, *new], metadatas=stamps)
+        assert current_texts(mem) == {new[0]}  # restatements reinforce one version
+        braga, porto = mem.history("Ana", "home_city")
+    assert (braga.object, porto.object) == (old[0], new[0])
+    assert braga.valid_to == porto.valid_from == at(2002, 7)
+    scored = sum(len(call) for call in scorer.calls)
+    assert scored <= 3 * len(stamps)
+    assert len(scorer.calls) == 1  # the decisions needed no pair beyond the prefetched ones
+
+
 def test_statements_of_two_subjects_never_meet(memory: Callable[..., TemporalMemory]) -> None:
     framed("Dana lives in Lisbon.", "Omar lives in Denver.")
     with memory(CityScorer(always_ends=True)) as mem:

@@ -262,6 +262,40 @@ def test_the_recency_buffer_adds_what_retrieval_missed(clock: ManualClock) -> No
     assert [h.from_buffer for h in buffered] == [False, True]
 
 
+class VectorReadsIndex(NumpyIndex):
+    """A NumpyIndex that counts the vectors read back from it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.vector_reads = 0
+
+    def vectors(self, fact_ids):  # type: ignore[no-untyped-def]
+        self.vector_reads += 1
+        return super().vectors(fact_ids)
+
+
+def test_a_buffered_search_reads_just_written_vectors_from_memory(clock: ManualClock) -> None:
+    # broke: every buffered search read the buffer's vectors back from the index (Chroma get)
+    index = VectorReadsIndex()
+    memory = TemporalMemory(
+        ledger=InMemoryLedger(clock=clock),
+        index=index,
+        embedder=HashingEmbedder(dimension=64),
+        clock=clock,
+        recency_capacity=2,
+    )
+    memory.add_many(["Ana lives in Braga", "Ana likes tea", "Bob plays chess"], valid_from=d(2023))
+    first = memory.search("where does Ana live", k=1, use_recency_buffer=True)
+    assert index.vector_reads == 0
+    memory._reader._buffered_vectors.clear()  # as after a restart: read from the index
+    again = memory.search("where does Ana live", k=1, use_recency_buffer=True)
+    assert index.vector_reads == 1
+    assert [(h.fact.id, h.from_buffer) for h in first] == [
+        (h.fact.id, h.from_buffer) for h in again
+    ]
+    assert [h.score for h in first] == pytest.approx([h.score for h in again])
+
+
 def test_expansion_fuses_the_variants(clock: ManualClock) -> None:
     prompts: list[str] = []
 

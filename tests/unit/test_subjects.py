@@ -32,6 +32,13 @@ from shared_core.memory.subjects import statement_subject
         ("The payments API runs on Node 16.", "the payments api"),
         ("The search API runs on Node 18.", "the search api"),
         ("Per the HR system, the car Umar Vasquez drives is a Toyota Corolla.", "umar vasquez"),
+        ("The shared spreadsheet says Rafael Rasmussen eats vegan.", "rafael rasmussen"),
+        ("The insurance paperwork lists Jonas Fitzgerald as married.", "jonas fitzgerald"),
+        ("The dashboard shows the payments API is down.", "the payments api"),
+        ("Maria said that Omar Haddad lives in Osaka.", "omar haddad"),
+        ("I said that my sister lives in Lisbon.", "my sister"),
+        ("Caroline said she moved to Denver.", "caroline"),
+        ("Caroline mentioned her adoption plans.", "caroline"),
     ],
 )
 def test_the_subject_of_a_statement(text: str, subject: str) -> None:
@@ -52,6 +59,18 @@ def test_the_subject_of_a_statement(text: str, subject: str) -> None:
 )
 def test_no_subject_when_the_rule_cannot_tell(text: str) -> None:
     assert statement_subject(text) is None
+
+
+def test_a_report_names_no_one_so_no_subject() -> None:
+    assert statement_subject("The wiki says it moved to Denver.") is None
+
+
+def test_a_source_is_not_the_subject_of_what_it_reports() -> None:
+    # broke: "The shared spreadsheet says A ..." and "... says B ..." were one subject (the
+    # spreadsheet), so news about two people could end one another
+    about_rafael = statement_subject("The shared spreadsheet says Rafael Rasmussen eats vegan.")
+    about_greta = statement_subject("The shared spreadsheet says Greta Tanaka eats vegan.")
+    assert about_rafael != about_greta
 
 
 def test_two_services_are_never_one_subject() -> None:
