@@ -59,6 +59,7 @@ BACKENDS = {
     "index/checks.py": {"numpy"},
     "index/numpy_index.py": {"numpy"},
     "memory/prose_judge.py": {"numpy"},
+    "memory/reading.py": {"numpy"},
     "detectors/frames.py": {"numpy"},
     "index/chroma_layout.py": {"numpy"},
 }
