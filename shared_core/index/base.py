@@ -22,10 +22,14 @@ Vector = Sequence[float]
 
 @dataclass(frozen=True, slots=True)
 class IndexMatch:
-    """One search result: the version row, its fact id and the cosine similarity to the query."""
+    """One search result: the version row, its fact id and the cosine similarity to the query.
+
+    ``fact_id`` is None only when the search asked for rows alone (``rows_only=True``) and the
+    index found the row without reading its record (the caller resolves rows in the ledger).
+    """
 
     row_id: int
-    fact_id: str
+    fact_id: str | None
     score: float
 
 
@@ -73,6 +77,7 @@ class VectorIndex(Protocol):
         valid_at: Instant | None,
         known_at: Instant | None,
         where: Filter | None = None,
+        rows_only: bool = False,
     ) -> list[IndexMatch]:
         """The ``k`` records nearest to ``vector`` among those visible, best first.
 
@@ -80,7 +85,9 @@ class VectorIndex(Protocol):
         retired_at``; ``None``: believed now, i.e. not retired) and valid at ``valid_at``
         (``valid_from <= valid_at < valid_to``; ``None``: at any time, i.e. history included);
         and, if given, matching the metadata filter ``where`` (``shared_core.filters``) on the
-        record's attributes.
+        record's attributes. ``rows_only``: the caller needs row ids and scores only, so an
+        index may leave ``fact_id`` None where reading it would cost (the same rows and scores
+        either way).
         """
         ...
 

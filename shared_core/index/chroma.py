@@ -49,6 +49,7 @@ from shared_core.index.chroma_layout import (
     filter_where,
     is_live,
     namespace_key,
+    nearest_rows,
     query_nearest,
     search_past,
     to_metadata,
@@ -158,6 +159,7 @@ class ChromaIndex:
         valid_at: Instant | None,
         known_at: Instant | None,
         where: Filter | None = None,
+        rows_only: bool = False,
     ) -> list[IndexMatch]:
         k, namespace, valid_at, known_at = check_search(k, namespace, valid_at, known_at)
         key = namespace_key(namespace)
@@ -173,6 +175,11 @@ class ChromaIndex:
         pending = book.pending(valid_at, known_at)
         condition = None if where is None else filter_where(where)
         with _translated("search"):
+            if pending is not None and rows_only and condition is None:
+                asked = min(k + pending, counts[0])
+                rows = nearest_rows(live, query, asked, book.hidden(valid_at), k)
+                if rows is not None:  # None: HNSW came up short, read the records instead
+                    return rows
             if pending is not None:  # the fast path: live only, no visibility terms
                 found = query_nearest(live, query, min(k + pending, counts[0]), condition)
             else:

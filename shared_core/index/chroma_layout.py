@@ -151,6 +151,10 @@ class Book:
         pending = sum(1 for start in self.future.values() if start > valid_at)
         return pending if pending <= FUTURE_LIMIT else None
 
+    def hidden(self, valid_at: Instant | None) -> set[int]:
+        """The live rows a current search at ``valid_at`` must skip (not yet valid then)."""
+        return {row for row, start in self.future.items() if valid_at is None or start > valid_at}
+
     def dump(self) -> str:
         state = [self.namespace, self.max_recorded_at, self.max_valid_to, [*self.future.items()]]
         return json.dumps(state)
@@ -270,6 +274,32 @@ def query_nearest(collection: Any, query: Any, n: int, where: Any) -> list[Score
     if len(hits) < n:  # HNSW is approximate: with identical vectors it can return too few
         return exact_nearest(collection, query, n, where)
     return hits
+
+
+def nearest_rows(
+    live: Any, query: Any, n: int, hidden: set[int], k: int
+) -> list[IndexMatch] | None:
+    """The fast path of a current search for callers that need rows only: the ``n`` nearest
+    live records by id and distance alone (reading no metadata, which costs more than the
+    search itself), the ``hidden`` rows skipped, the first ``k`` kept. Chroma ids are row
+    ids. None when HNSW returned fewer than ``n`` rows (see :func:`query_nearest`)."""
+    if n < 1:
+        return []
+    found = live.query(query_embeddings=query, n_results=n, include=["distances"])
+    ids, distances = found["ids"][0], found["distances"][0]
+    if len(ids) < n:
+        return None
+    out = []
+    for row_id, distance in sorted(zip(map(int, ids), distances, strict=True), key=_by_distance):
+        if row_id not in hidden:
+            out.append(IndexMatch(row_id, None, 1.0 - float(distance)))
+            if len(out) == k:
+                break
+    return out
+
+
+def _by_distance(pair: tuple[int, float]) -> float:
+    return pair[1]
 
 
 EXACT_PAGE = 5_000

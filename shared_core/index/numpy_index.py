@@ -90,6 +90,7 @@ class NumpyIndex:
         valid_at: Instant | None,
         known_at: Instant | None,
         where: Filter | None = None,
+        rows_only: bool = False,  # fact ids are at hand: always given
     ) -> list[IndexMatch]:
         import numpy as np
 

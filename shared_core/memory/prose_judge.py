@@ -160,6 +160,7 @@ def _stored(
                 namespace=statement.namespace,
                 valid_at=valid_at,
                 known_at=None,
+                rows_only=True,  # the rows are read from the ledger below
             ):
                 if match.score >= judge.min_cosine:
                     scores[match.row_id] = max(match.score, scores.get(match.row_id, -math.inf))

@@ -102,6 +102,7 @@ class Reader:
                 valid_at=query.valid_at,
                 known_at=query.known_at,
                 where=query.options.where,
+                rows_only=True,  # _resolve reads every row from the ledger
             )
             scored = [(m.row_id, m.score) for m in matches]
             retrieved.update(row_id for row_id, _ in scored)

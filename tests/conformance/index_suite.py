@@ -192,14 +192,6 @@ class IndexConformance:
                 assert index.row_ids() == set(latest)
                 for raw, k, namespace, valid_at, known_at, condition in asked:
                     query = [float(x) for x in raw]
-                    found = index.search(
-                        query,
-                        k=k,
-                        namespace=namespace,
-                        valid_at=valid_at,
-                        known_at=known_at,
-                        where=condition,
-                    )
                     visible = [
                         r
                         for r in latest.values()
@@ -207,7 +199,22 @@ class IndexConformance:
                         and r.visible(valid_at, known_at)
                         and matches(condition, r.attributes)
                     ]
-                    check_top_k(found, visible, vectors, query, k)
+                    for rows_only in (False, True):
+                        found = index.search(
+                            query,
+                            k=k,
+                            namespace=namespace,
+                            valid_at=valid_at,
+                            known_at=known_at,
+                            where=condition,
+                            rows_only=rows_only,
+                        )
+                        check_top_k(found, visible, vectors, query, k)
+                        for match in found:  # a fact id, when given, is the row's
+                            named = match.fact_id
+                            assert named == latest[match.row_id].fact_id or (
+                                rows_only and named is None
+                            )
 
         compare()
 
@@ -341,7 +348,9 @@ class IndexConformance:
         vectors.update({f"now-{i}": mix(0, 1, 0.5 + 0.1 * i) for i in range(3)})
         index.apply(future + today, vectors, ChangeCursor(12, 10))
         assert current(index, axis(0), 2) == [10, 11]
+        assert current(index, axis(0), 2, rows_only=True) == [10, 11]
         assert current(index, axis(0), 3, valid_at=NOW + 250) == [1, 2, 10]
+        assert current(index, axis(0), 3, valid_at=NOW + 250, rows_only=True) == [1, 2, 10]
         assert current(index, axis(0), 8, valid_at=NOW + 10_000) == [1, 2, 3, 4, 5, 10, 11, 12]
         assert current(index, axis(0), 2, valid_at=None) == [1, 2]
         index.apply([replace(future[0], retired_at=20)], {}, ChangeCursor(12, 20))

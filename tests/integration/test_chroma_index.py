@@ -105,6 +105,42 @@ def test_a_current_search_is_an_unfiltered_query_of_live(
     assert asked == [("hist", 1, None), ("live", 2, None)]  # all rows fetched: no where needed
 
 
+def test_a_current_rows_only_search_reads_ids_and_distances_alone(
+    index: ChromaIndex, asked: list[tuple[str, int, object]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # broke: the reader's current search read every hit's metadata from Chroma (about half
+    # of the query's cost) although it resolves each row in the ledger anyway
+    includes: list[list[str]] = []
+    rows_query = chroma_layout.nearest_rows
+
+    def spy(live: Any, query: Any, n: int, hidden: set[int], k: int) -> Any:
+        original = live.query
+
+        def query_of(**options: Any) -> Any:
+            includes.append(list(options["include"]))
+            return original(**options)
+
+        monkeypatch.setattr(live, "query", query_of)
+        return rows_query(live, query, n, hidden, k)
+
+    monkeypatch.setattr(chroma, "nearest_rows", spy)
+    index.apply(
+        [rec(1, recorded_at=5), rec(2, valid_from=NOW + 10, recorded_at=5), rec(4, recorded_at=5)],
+        {"fact-1": axis(0), "fact-2": axis(0), "fact-4": mix(0, 1, 0.5)},
+        ChangeCursor(3, 5),
+    )
+    found = index.search(
+        axis(0), k=2, namespace="default", valid_at=NOW, known_at=None, rows_only=True
+    )
+    assert [(m.row_id, m.fact_id) for m in found] == [(1, None), (4, None)]  # 2 is not yet valid
+    assert includes == [["distances"]]
+    assert asked == []  # no query that reads records
+    later = index.search(
+        axis(0), k=2, namespace="default", valid_at=NOW + 10, known_at=None, rows_only=True
+    )
+    assert {m.row_id for m in later} == {1, 2}
+
+
 def test_a_past_search_filters_only_where_over_fetching_proves_nothing(
     index: ChromaIndex, asked: list[tuple[str, int, object]]
 ) -> None:

@@ -68,10 +68,17 @@ class CountingIndex(NumpyIndex):
         valid_at: Instant | None,
         known_at: Instant | None,
         where: Filter | None = None,
+        rows_only: bool = False,
     ) -> list[IndexMatch]:
         self.searches += 1
         return super().search(
-            vector, k=k, namespace=namespace, valid_at=valid_at, known_at=known_at, where=where
+            vector,
+            k=k,
+            namespace=namespace,
+            valid_at=valid_at,
+            known_at=known_at,
+            where=where,
+            rows_only=rows_only,
         )
 
     def apply(
