@@ -1,0 +1,134 @@
+"""Claims against an oracle: with a judge that is always right, whatever the order and batching
+in which statements arrive, the memory's claims say at every valid time what the latest
+statement before it says (shared_core.memory.claims)."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from shared_core import HashingEmbedder, InMemoryLedger, NumpyIndex, TemporalMemory
+from shared_core.detectors.frames import Frame
+from shared_core.detectors.kappa import Verdict
+from shared_core.ledger.sqlite import SQLiteLedger
+from shared_core.ledger.store import LedgerStore
+from shared_core.memory.claims import ClaimJudge
+
+PEOPLE = ("Ana", "Bruno")
+CITIES = ("Braga", "Porto", "Lyon")
+_CITY = re.compile(r"lives in (\w+)")
+
+
+class AllFramed:
+    """Every statement states home_city (the statements below are all about residence)."""
+
+    def frames(self, vectors: object) -> list[Frame | None]:
+        return [Frame("home_city", 0.99) for _ in vectors]  # type: ignore[attr-defined]
+
+
+class RightJudge:
+    """Restates when both name the same city, ends when they differ: never wrong."""
+
+    def verdict_scores(self, pairs: list[tuple[str, str]]) -> list[Verdict]:
+        out = []
+        for older, newer in pairs:
+            same = city(older) == city(newer)
+            out.append(Verdict(ends=0.0 if same else 1.0, restates=1.0 if same else 0.0, neither=0))
+        return out
+
+
+def city(text: str) -> str:
+    found = _CITY.search(text)
+    assert found is not None, text
+    return found.group(1)
+
+
+def year(n: int) -> datetime:
+    return datetime(2000 + n, 1, 1, tzinfo=UTC)
+
+
+@st.composite
+def arrivals(draw: st.DrawFn) -> tuple[list[tuple[str, str, int]], list[int]]:
+    """Statements (person, text, valid year), distinct years per person, in a random record
+    order, and the sizes of the add_many batches they arrive in."""
+    statements = []
+    for person in PEOPLE:
+        years = draw(st.lists(st.integers(0, 30), min_size=1, max_size=8, unique=True))
+        for n, valid in enumerate(years):
+            value = draw(st.sampled_from(CITIES))
+            statements.append((person, f"{person} lives in {value}, note {n}.", valid))
+    order = draw(st.permutations(statements))
+    sizes = []
+    left = len(order)
+    while left:
+        size = draw(st.integers(1, left))
+        sizes.append(size)
+        left -= size
+    return list(order), sizes
+
+
+def expected_city(statements: list[tuple[str, str, int]], person: str, at: int) -> str | None:
+    said = [(valid, text) for who, text, valid in statements if who == person and valid <= at]
+    return city(max(said)[1]) if said else None
+
+
+def check_claims(
+    ledger: LedgerStore, arrived: tuple[list[tuple[str, str, int]], list[int]]
+) -> None:
+    statements, sizes = arrived
+    judge = ClaimJudge(
+        scorer=RightJudge(),
+        frames=AllFramed(),
+        name="oracle",
+        ends_threshold=0.9,
+        restates_threshold=0.9,
+    )
+    memory = TemporalMemory(
+        ledger=ledger, index=NumpyIndex(), embedder=HashingEmbedder(dimension=32), prose_judge=judge
+    )
+    start = 0
+    for size in sizes:
+        batch = statements[start : start + size]
+        memory.add_many(
+            [text for _, text, _ in batch],
+            metadatas=[{"valid_from": year(valid).isoformat()} for _, _, valid in batch],
+        )
+        start += size
+    for person in PEOPLE:
+        for at in range(-1, 32):
+            facts = memory.as_of(valid_at=year(at), subject=person, relation="home_city")
+            cities = {city(str(fact.object)) for fact in facts}
+            wanted = expected_city(statements, person, at)
+            assert cities == ({wanted} if wanted else set()), (person, at)
+    assert [f for f in memory.as_of() if f.key is None] == []  # a sure judge leaves none
+    memory.close()
+
+
+def in_memory(run: Callable[[LedgerStore], None]) -> None:
+    run(InMemoryLedger())
+
+
+def in_sqlite(run: Callable[[LedgerStore], None]) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        run(SQLiteLedger(Path(folder) / "ledger.sqlite"))
+
+
+@pytest.mark.parametrize(
+    ("with_ledger", "examples"), [(in_memory, 150), (in_sqlite, 40)], ids=["in-memory", "sqlite"]
+)
+def test_claims_hold_the_latest_value_at_every_valid_time(
+    with_ledger: Callable[[Callable[[LedgerStore], None]], None], examples: int
+) -> None:
+    @settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(arrivals())
+    def check(arrived: tuple[list[tuple[str, str, int]], list[int]]) -> None:
+        with_ledger(lambda ledger: check_claims(ledger, arrived))
+
+    check()
