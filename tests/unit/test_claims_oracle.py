@@ -1,13 +1,13 @@
 """Claims against an oracle: with a judge that is always right, whatever the order and batching
-in which statements arrive, the memory's claims say at every valid time what the latest
-statement before it says (shared_core.memory.claims)."""
+in which statements arrive, the memory's claims say at every valid time, as known after every
+batch, what the latest statement before it known by then says (shared_core.memory.claims)."""
 
 from __future__ import annotations
 
 import re
 import tempfile
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from shared_core import HashingEmbedder, InMemoryLedger, NumpyIndex, TemporalMemory
+from shared_core.clock import ManualClock
 from shared_core.detectors.frames import Frame
 from shared_core.detectors.kappa import Verdict
 from shared_core.ledger.sqlite import SQLiteLedger
@@ -80,7 +81,9 @@ def expected_city(statements: list[tuple[str, str, int]], person: str, at: int) 
 
 
 def check_claims(
-    ledger: LedgerStore, arrived: tuple[list[tuple[str, str, int]], list[int]]
+    ledger: LedgerStore,
+    clock: ManualClock,
+    arrived: tuple[list[tuple[str, str, int]], list[int]],
 ) -> None:
     statements, sizes = arrived
     judge = ClaimJudge(
@@ -91,8 +94,13 @@ def check_claims(
         restates_threshold=0.9,
     )
     memory = TemporalMemory(
-        ledger=ledger, index=NumpyIndex(), embedder=HashingEmbedder(dimension=32), prose_judge=judge
+        ledger=ledger,
+        index=NumpyIndex(),
+        embedder=HashingEmbedder(dimension=32),
+        clock=clock,
+        prose_judge=judge,
     )
+    known: list[tuple[datetime, list[tuple[str, str, int]]]] = []  # (known at, said by then)
     start = 0
     for size in sizes:
         batch = statements[start : start + size]
@@ -101,34 +109,45 @@ def check_claims(
             metadatas=[{"valid_from": year(valid).isoformat()} for _, _, valid in batch],
         )
         start += size
-    for person in PEOPLE:
-        for at in range(-1, 32):
-            facts = memory.as_of(valid_at=year(at), subject=person, relation="home_city")
-            cities = {city(str(fact.object)) for fact in facts}
-            wanted = expected_city(statements, person, at)
-            assert cities == ({wanted} if wanted else set()), (person, at)
+        known.append((clock.now(), statements[:start]))
+        clock.advance(timedelta(days=1))
+    moments = sorted({v + d for _, _, v in statements for d in (-1, 0)} | {40})
+    for known_at, said in known:
+        for person in PEOPLE:
+            for at in moments:
+                facts = memory.as_of(
+                    valid_at=year(at), known_at=known_at, subject=person, relation="home_city"
+                )
+                cities = {city(str(fact.object)) for fact in facts}
+                wanted = expected_city(said, person, at)
+                assert cities == ({wanted} if wanted else set()), (person, at, len(said))
     assert [f for f in memory.as_of() if f.key is None] == []  # a sure judge leaves none
     memory.close()
 
 
-def in_memory(run: Callable[[LedgerStore], None]) -> None:
-    run(InMemoryLedger())
+START = datetime(2030, 1, 1, tzinfo=UTC)
 
 
-def in_sqlite(run: Callable[[LedgerStore], None]) -> None:
+def in_memory(run: Callable[[LedgerStore, ManualClock], None]) -> None:
+    clock = ManualClock(START)
+    run(InMemoryLedger(clock=clock), clock)
+
+
+def in_sqlite(run: Callable[[LedgerStore, ManualClock], None]) -> None:
+    clock = ManualClock(START)
     with tempfile.TemporaryDirectory() as folder:
-        run(SQLiteLedger(Path(folder) / "ledger.sqlite"))
+        run(SQLiteLedger(Path(folder) / "ledger.sqlite", clock=clock), clock)
 
 
 @pytest.mark.parametrize(
     ("with_ledger", "examples"), [(in_memory, 150), (in_sqlite, 40)], ids=["in-memory", "sqlite"]
 )
-def test_claims_hold_the_latest_value_at_every_valid_time(
-    with_ledger: Callable[[Callable[[LedgerStore], None]], None], examples: int
+def test_claims_hold_the_latest_value_at_every_valid_and_record_time(
+    with_ledger: Callable[[Callable[[LedgerStore, ManualClock], None]], None], examples: int
 ) -> None:
     @settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(arrivals())
     def check(arrived: tuple[list[tuple[str, str, int]], list[int]]) -> None:
-        with_ledger(lambda ledger: check_claims(ledger, arrived))
+        with_ledger(lambda ledger, clock: check_claims(ledger, clock, arrived))
 
     check()
