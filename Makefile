@@ -66,7 +66,7 @@ train-kappa: $(STAMP)  ## train a three-verdict kappa candidate on CPU, seeded -
 train-frames: $(STAMP)  ## train the frame head on CPU, seeded -> shared_core/detectors/kappa_model
 	$(BIN)/python -m temporal_rag_training.frame_head --threads 1 --out shared_core/detectors/kappa_model
 
-eval-kappa: $(STAMP)  ## the prose detector's P/R/F1 per pair kind on the dev and test sets, ms per set
+eval-kappa: $(STAMP)  ## the prose detector's P/R/F1 per pair kind on the dev and test sets, ms per set; the claim judge end to end
 	mkdir -p build/kappa
 	$(BIN)/temporal-rag kappa-eval --out build/kappa/report.md --json build/kappa/figures.json
 

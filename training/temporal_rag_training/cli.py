@@ -23,10 +23,16 @@ def register(commands: Commands) -> None:
         help="score the prose conflict detector on the hand-written pair sets",
         description="Precision, recall and F1 per pair kind of kappa-minilm (at the threshold "
         "its card holds, chosen on the dev set) and of the cosine baseline (threshold chosen on "
-        "dev), on the dev and test pair sets, with the cost per pair and per 10-pair set.",
+        "dev), on the dev and test pair sets, with the cost per pair and per 10-pair set; then "
+        "the claim judge end to end (each pair written into a fresh memory).",
     )
     kappa.add_argument("--folder", metavar="DIR", help="a kappa model folder (default: shipped)")
     kappa.add_argument("--no-baseline", action="store_true", help="skip the cosine baseline")
+    kappa.add_argument(
+        "--no-claims",
+        action="store_true",
+        help="skip the claim judge end to end (the judge prose_judge='kappa' uses)",
+    )
     kappa.add_argument("--out", metavar="FILE", help="also write the report (markdown) here")
     kappa.add_argument("--json", metavar="FILE", help="also write the figures (JSON) here")
     kappa.set_defaults(handler=run)
@@ -50,6 +56,23 @@ def _restates(scorer: KappaScorer, threshold: float, record: dict[str, Any]) -> 
     return "\n" + "\n".join(lines) + "\n"
 
 
+def _claims(scorer: KappaScorer, record: dict[str, Any]) -> str:
+    """The claim judge (this kappa with the shipped frame head) end to end on both splits."""
+    from shared_core.embedders.minilm import MiniLMEmbedder
+    from shared_core.memory.claims import claim_judge
+    from temporal_rag_training.claims_eval import claims_markdown, claims_report
+    from temporal_rag_training.kappa_eval import SPLITS, load_pairset
+
+    judge = claim_judge(scorer=scorer)
+    embedder = MiniLMEmbedder()
+    sections = []
+    for split in SPLITS:
+        report = claims_report(load_pairset(split), judge, embedder)
+        record.setdefault("claims", {})[split] = report.to_dict()
+        sections.append(claims_markdown(f"claims ({judge.name}) on {split}", report))
+    return "\n" + "\n".join(sections)
+
+
 def run(args: argparse.Namespace, console: Console) -> int:
     """The ``kappa-eval`` command."""
     from shared_core.detectors.kappa import KappaScorer
@@ -67,6 +90,8 @@ def run(args: argparse.Namespace, console: Console) -> int:
     text, record = evaluate(scorers)
     if scorer.card.restates_threshold is not None:
         text += _restates(scorer, scorer.card.restates_threshold, record)
+    if not args.no_claims:
+        text += _claims(scorer, record)
     console.print(text, markup=False)
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")
