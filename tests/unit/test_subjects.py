@@ -39,6 +39,8 @@ from shared_core.memory.subjects import statement_subject
         ("I said that my sister lives in Lisbon.", "my sister"),
         ("Caroline said she moved to Denver.", "caroline"),
         ("Caroline mentioned her adoption plans.", "caroline"),
+        ("The claims service runs on Java 17.", "the claims service"),
+        ("The records team moved to the third floor.", "the records team"),
     ],
 )
 def test_the_subject_of_a_statement(text: str, subject: str) -> None:
