@@ -266,26 +266,31 @@ def embed_queries(
     """``embed_query`` of each text: in batches when the embedder can (``embed_queries``,
     as the bundled MiniLM does), else one by one."""
     batched = getattr(embedder, "embed_queries", None)
-    advance = progress(description, len(texts))
-    out: list[list[float]] = []
-    for start in range(0, len(texts), EMBED_BATCH):
-        batch = list(texts[start : start + EMBED_BATCH])
-        if batched is not None:
-            out.extend(list(v) for v in batched(batch))
-        else:
-            out.extend(list(embedder.embed_query(text)) for text in batch)
-        advance(len(batch))
-    return out
+
+    def one_by_one(batch: list[str]) -> list[list[float]]:
+        return [list(embedder.embed_query(text)) for text in batch]
+
+    return _in_batches(batched or one_by_one, texts, progress, description)
 
 
 def _embed_batches(
     embedder: Embedder, texts: list[str], progress: Progress, description: str
 ) -> list[list[float]]:
+    return _in_batches(embedder.embed_documents, texts, progress, description)
+
+
+def _in_batches(
+    embed: Callable[[list[str]], Sequence[Sequence[float]]],
+    texts: Sequence[str],
+    progress: Progress,
+    description: str,
+) -> list[list[float]]:
+    """``embed`` over ``texts`` in batches of EMBED_BATCH, one vector per text, in order."""
     advance = progress(description, len(texts))
     out: list[list[float]] = []
     for start in range(0, len(texts), EMBED_BATCH):
-        batch = texts[start : start + EMBED_BATCH]
-        out.extend(embedder.embed_documents(batch))
+        batch = list(texts[start : start + EMBED_BATCH])
+        out.extend(list(vector) for vector in embed(batch))
         advance(len(batch))
     return out
 

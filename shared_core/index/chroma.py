@@ -175,7 +175,7 @@ class ChromaIndex:
         pending = book.pending(valid_at, known_at)
         condition = None if where is None else filter_where(where)
         with _translated("search"):
-            if pending is not None and rows_only and condition is None:
+            if pending is not None and valid_at is not None and rows_only and condition is None:
                 asked = min(k + pending, counts[0])
                 rows = nearest_rows(live, query, asked, book.hidden(valid_at), k)
                 if rows is not None:  # None: HNSW came up short, read the records instead

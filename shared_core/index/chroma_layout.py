@@ -148,12 +148,12 @@ class Book:
             return None
         if valid_at < self.max_recorded_at or valid_at < self.max_valid_to:
             return None
-        pending = sum(1 for start in self.future.values() if start > valid_at)
+        pending = len(self.hidden(valid_at))
         return pending if pending <= FUTURE_LIMIT else None
 
-    def hidden(self, valid_at: Instant | None) -> set[int]:
+    def hidden(self, valid_at: Instant) -> set[int]:
         """The live rows a current search at ``valid_at`` must skip (not yet valid then)."""
-        return {row for row, start in self.future.items() if valid_at is None or start > valid_at}
+        return {row for row, start in self.future.items() if start > valid_at}
 
     def dump(self) -> str:
         state = [self.namespace, self.max_recorded_at, self.max_valid_to, [*self.future.items()]]
