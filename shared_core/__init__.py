@@ -11,7 +11,7 @@ from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _distribution_version
 
 from shared_core.clock import Clock, ManualClock, SystemClock
-from shared_core.detectors.frames import Frame, FrameHead
+from shared_core.detectors.frames import Frame, FrameHead, FrameProfile
 from shared_core.detectors.kappa import KappaScorer, Verdict, kappa_detector
 from shared_core.detectors.key import KeyConflictDetector
 from shared_core.dominance import (
@@ -87,6 +87,7 @@ __all__ = [
     "FactStatus",
     "Frame",
     "FrameHead",
+    "FrameProfile",
     "HashingEmbedder",
     "Hit",
     "InMemoryLedger",

@@ -8,14 +8,19 @@ multi-valued attribute). It ships beside kappa in ``kappa_model/``: ``frames.npz
 [labels x dimension], ``bias`` [labels]) and ``frames.json`` (labels, threshold, the embedder
 the weights belong to, training facts). numpy only; nothing is downloaded.
 
-A statement gets a :class:`Frame` only when the most probable label is an attribute with at
-least the card's ``threshold``; everything else (``other``, unsure) gets None and can never end
-or be ended by another statement (see :mod:`shared_core.memory.claims`).
+:meth:`FrameHead.profiles` reads three things per statement (:class:`FrameProfile`): how likely
+it states the value of *some* single-valued attribute (1 - P(``other``)), its distribution over
+the attributes the head knows (two statements of one attribute, even one the head never saw,
+get similar distributions: :meth:`FrameProfile.agreement`), and the attribute itself when the
+most probable label is one with at least the card's ``threshold``. The claim judge gates on the
+first two, at the card's ``state_threshold`` and ``agreement_threshold``, and names a claim's
+slot after the third (see :mod:`shared_core.memory.claims`).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,6 +44,30 @@ class Frame:
 
 
 @dataclass(frozen=True, slots=True)
+class FrameProfile:
+    """What the head reads in one statement: ``state``, how likely it states the value of a
+    single-valued attribute (1 - P(``other``)); ``frame``, the attribute when the head is sure;
+    ``attributes``, its distribution over the attributes it knows, given that it states one."""
+
+    state: float
+    frame: Frame | None
+    attributes: tuple[float, ...]
+
+    def agreement(self, other: FrameProfile) -> float:
+        """How likely two statements state the same attribute, in [0, 1]: the Bhattacharyya
+        coefficient of their attribute distributions. An attribute the head never saw still
+        gives two statements of it similar distributions over the ones it knows."""
+        if not self.attributes or not other.attributes:
+            return 0.0
+        if len(self.attributes) != len(other.attributes):
+            raise InvalidInputError(
+                "other", "comes from another frame head", "compare profiles of one head"
+            )
+        pairs = zip(self.attributes, other.attributes, strict=True)
+        return min(1.0, sum(math.sqrt(a * b) for a, b in pairs))
+
+
+@dataclass(frozen=True, slots=True)
 class FrameCard:
     """What ``frames.json`` says: the labels in weight order, the threshold, the embedder."""
 
@@ -48,6 +77,8 @@ class FrameCard:
     embedder: str  # the Embedder.name whose vectors the head reads
     dimension: int
     facts: Mapping[str, Any] = field(default_factory=dict)
+    state_threshold: float | None = None  # P(not other) from which a statement is a claim
+    agreement_threshold: float | None = None  # from which two statements share an attribute
 
     @classmethod
     def read(cls, folder: Path) -> FrameCard:
@@ -61,6 +92,8 @@ class FrameCard:
                 embedder=str(raw["embedder"]),
                 dimension=int(raw["dimension"]),
                 facts=dict(raw.get("facts", {})),
+                state_threshold=_optional(raw, "state_threshold"),
+                agreement_threshold=_optional(raw, "agreement_threshold"),
             )
         except FileNotFoundError as exc:
             raise ModelNotFoundError(
@@ -81,7 +114,20 @@ class FrameCard:
             "embedder": self.embedder,
             "dimension": self.dimension,
             "facts": dict(self.facts),
+            **{
+                name: value
+                for name, value in (
+                    ("state_threshold", self.state_threshold),
+                    ("agreement_threshold", self.agreement_threshold),
+                )
+                if value is not None
+            },
         }
+
+
+def _optional(raw: Mapping[str, Any], name: str) -> float | None:
+    value = raw.get(name)
+    return None if value is None else float(value)
 
 
 class FrameHead:
@@ -109,10 +155,33 @@ class FrameHead:
 
     def frames(self, vectors: Sequence[Sequence[float]]) -> list[Frame | None]:
         """One :class:`Frame` or None per vector (vectors of the card's embedder)."""
-        import numpy as np
+        return [profile.frame for profile in self.profiles(vectors)]
 
+    def profiles(self, vectors: Sequence[Sequence[float]]) -> list[FrameProfile]:
+        """One :class:`FrameProfile` per vector (vectors of the card's embedder)."""
         if not vectors:
             return []
+        other = self.card.labels.index(OTHER)
+        out: list[FrameProfile] = []
+        for row in self._probabilities(vectors):
+            best = int(row.argmax())
+            label, probability = self.card.labels[best], float(row[best])
+            sure = label != OTHER and probability >= self.card.threshold
+            state = 1.0 - float(row[other])
+            attributes = [float(p) for i, p in enumerate(row) if i != other]
+            total = sum(attributes)
+            out.append(
+                FrameProfile(
+                    state=state,
+                    frame=Frame(label, probability) if sure else None,
+                    attributes=tuple(p / total for p in attributes) if total > 0.0 else (),
+                )
+            )
+        return out
+
+    def _probabilities(self, vectors: Sequence[Sequence[float]]) -> Any:
+        import numpy as np
+
         matrix = np.asarray(vectors, dtype=np.float64)
         if matrix.ndim != 2 or matrix.shape[1] != self.card.dimension:
             raise InvalidInputError(
@@ -125,14 +194,7 @@ class FrameHead:
         logits = (matrix / np.where(norms > 0.0, norms, 1.0)) @ weights.T + bias
         logits -= logits.max(axis=1, keepdims=True)
         probabilities = np.exp(logits)
-        probabilities /= probabilities.sum(axis=1, keepdims=True)
-        out: list[Frame | None] = []
-        for row in probabilities:
-            best = int(row.argmax())
-            label, probability = self.card.labels[best], float(row[best])
-            keep = label != OTHER and probability >= self.card.threshold
-            out.append(Frame(label, probability) if keep else None)
-        return out
+        return probabilities / probabilities.sum(axis=1, keepdims=True)
 
     def _loaded(self) -> tuple[Any, Any]:
         with self._lock:

@@ -2,26 +2,29 @@
 
 A prose statement the :class:`ClaimJudge` can place becomes a *claim statement*: a keyed fact
 whose subject is the statement's subject (:func:`~shared_core.memory.subjects.statement_subject`),
-whose relation is the single-valued attribute it states (the frame head's label, e.g.
-``home_city``) and whose object names the claim. From there the ordinary key rule does the
-rest, exactly as for keyed facts: restatements of one claim reinforce one version (a search
-returns it once), a new claim of the same key closes the one before it at its ``valid_from``
-(every statement of it at once), a late-arriving older statement slots in before, and
-``history``, ``explain``, ``as_of``, ``unretire`` work unchanged.
+whose relation names the claim's *slot* (one single-valued attribute of that subject: the frame
+head's label, e.g. ``home_city``, for the first claim of a subject it frames confidently, else
+``<label or "statement">_<8 hex of the statement's id>``) and whose object names the claim.
+From there the ordinary key rule does the rest, exactly as for keyed facts: restatements of one
+claim reinforce one version (a search returns it once), a new claim in the same slot closes the
+one before it at its ``valid_from`` (every statement of it at once), a late-arriving older
+statement slots in before, and ``history``, ``explain``, ``as_of``, ``unretire`` work
+unchanged.
 
 For each new prose statement (in valid-time order within a batch):
 
-1. **Structure first.** No subject, or no attribute (an event, a feeling, a plan, a value of a
-   multi-valued attribute, an unsure frame): it stays plain prose. Plain prose never ends
-   anything and nothing ends it, whatever a score would say.
-2. The versions of its key valid at its ``valid_from`` or starting after it (the nearest), and
-   the batch's earlier statements of the key, are judged against it in one scorer call per
-   batch (pairs a decision needs beyond those are scored when it asks): ``restates`` (P >=
-   ``restates_threshold``) joins that claim (same object);
-   ``ends`` (P >= ``ends_threshold``) against the version it falls in starts a new claim, which
-   the key rule lets close it; neither is sure: it stays plain prose (a missed change is
-   better than a retired fact that still holds).
-3. A key with no version yet starts a claim without a scorer call.
+1. **Structure first.** No subject, or unlikely to state a single-valued attribute (the frame
+   head's P(not "other") below ``state_threshold``: an event, a feeling, a plan, one value of a
+   multi-valued attribute): it stays plain prose. Plain prose never ends anything and nothing
+   ends it, whatever a score would say.
+2. The subject's claims (any slot) valid at the statement's ``valid_from``, valid now, or
+   starting after it, and the batch's claims of the subject decided before it, are its
+   candidates: per slot the version it falls in and the next one, of the slots nearest in
+   meaning at most :data:`CANDIDATES`. The scorer judges every (earlier, later) pair, one call
+   per batch for the likely pairs: ``restates`` (P >= ``restates_threshold``) joins that claim
+   (same slot, same object); else ``ends`` (P >= ``ends_threshold``) starts a new claim in that
+   slot, which the key rule lets close the one before; else the statement starts a claim in a
+   slot of its own, which closes nothing.
 
 The decision is recorded on the statement's metadata (``claim_verdict``: ``new``, ``restates``
 or ``ends``; ``claim_rule``; ``claim_score``; ``claim_of``: the version judged against), and
@@ -34,19 +37,24 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from shared_core.clock import OPEN, Instant, to_instant
-from shared_core.detectors.frames import Frame, FrameHead
+from shared_core.clock import OPEN, Instant, from_instant, to_instant
+from shared_core.detectors.frames import FrameHead, FrameProfile
 from shared_core.detectors.kappa import KappaScorer, Verdict
 from shared_core.embedders.base import Embedder
 from shared_core.errors import InvalidInputError
 from shared_core.facts import Fact, normalize_text
-from shared_core.index.base import Vector
+from shared_core.index.base import Vector, VectorIndex
 from shared_core.ledger.store import LedgerStore
 from shared_core.memory.subjects import statement_subject
 
 NEW, RESTATES, ENDS = "new", "restates", "ends"
-CANDIDATES = 3
-"""At most this many stored versions of a key are judged against a new statement."""
+CANDIDATES = 4
+"""At most this many slots of a subject (the nearest in meaning) are judged against a new
+statement."""
+LIKELY = 2
+"""The batch's latest earlier statements of a subject a new one is scored against up front."""
+STATEMENT_SLOT = "statement"
+"""The slot name's stem for a claim the frame head does not name."""
 
 
 class VerdictScorer(Protocol):
@@ -56,9 +64,9 @@ class VerdictScorer(Protocol):
 
 
 class FrameReader(Protocol):
-    """Names the single-valued attribute each statement vector states (e.g. a FrameHead)."""
+    """Reads statement vectors (e.g. a FrameHead): a :class:`FrameProfile` per vector."""
 
-    def frames(self, vectors: Sequence[Sequence[float]]) -> list[Frame | None]: ...
+    def profiles(self, vectors: Sequence[Sequence[float]]) -> list[FrameProfile]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,20 +83,26 @@ class ClaimJudge:
     name: str
     ends_threshold: float
     restates_threshold: float
+    state_threshold: float = 0.5
+    agreement_threshold: float = 0.7
     frame_embedder: Embedder | None = None
 
     def __post_init__(self) -> None:
-        for field, part, method in (
-            ("scorer", self.scorer, "verdict_scores"),
-            ("frames", self.frames, "frames"),
+        for field, part, methods in (
+            ("scorer", self.scorer, ("verdict_scores",)),
+            ("frames", self.frames, ("profiles",)),
         ):
-            if not callable(getattr(part, method, None)):
-                raise InvalidInputError(
-                    field, f"is a {type(part).__name__} without {method}", f"pass a {method} reader"
-                )
+            for method in methods:
+                if not callable(getattr(part, method, None)):
+                    raise InvalidInputError(
+                        field,
+                        f"is a {type(part).__name__} without {method}",
+                        f"pass a {field} reader with {', '.join(methods)}",
+                    )
         if not isinstance(self.name, str) or not self.name.strip():
             raise InvalidInputError("name", f"is {self.name!r}", "pass the judge's name")
-        for field in ("ends_threshold", "restates_threshold"):
+        thresholds = ("ends_threshold", "restates_threshold", "state_threshold")
+        for field in (*thresholds, "agreement_threshold"):
             value = getattr(self, field)
             ok = isinstance(value, int | float) and not isinstance(value, bool)
             if not ok or not 0.0 < float(value) <= 1.0:
@@ -121,17 +135,18 @@ def check_prose_judge(judge: object, embedder: Embedder) -> None:
 
 @dataclass(frozen=True, slots=True)
 class _Placed:
-    """A new prose statement with a subject and an attribute: a claim candidate."""
+    """A new prose statement with a subject that likely states an attribute: a claim
+    candidate, with what the frame head read in it."""
 
     index: int  # position in the batch
     fact: Fact
     subject: str
-    attribute: str
+    profile: FrameProfile
     valid_from: Instant
 
     @property
-    def key(self) -> tuple[str, str, str]:
-        return (self.fact.namespace, self.subject, self.attribute)
+    def owner(self) -> tuple[str, str]:
+        return (self.fact.namespace, self.subject)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,12 +155,14 @@ class _Known:
 
     id: str
     text: str
+    slot: str
     object: str
     valid_from: Instant
     valid_to: Instant
 
 
 Pair = tuple[str, str]
+Owner = tuple[str, str]
 
 
 def place_claims(
@@ -154,24 +171,34 @@ def place_claims(
     vectors: Mapping[str, Vector],
     *,
     ledger: LedgerStore,
+    index: VectorIndex,
     now: Instant,
 ) -> list[Fact]:
     """``facts`` with every prose statement the judge places made a claim statement (new
-    Fact values; the inputs are not changed). ``vectors`` maps texts to the memory's vectors."""
+    Fact values; the inputs are not changed). ``vectors`` maps texts to the memory's vectors;
+    ``index`` gives the stored claims' vectors."""
     placed = _placed(judge, facts, vectors, now)
     if not placed:
         return list(facts)
-    stored = {key: _stored(ledger, key) for key in dict.fromkeys(p.key for p in placed)}
+    stored: dict[Owner, list[_Known]] = {}
+    for item in placed:
+        stored.setdefault(item.owner, [])
+    for owner in stored:
+        times = sorted({p.valid_from for p in placed if p.owner == owner})
+        stored[owner] = _stored(ledger, owner, times)
+    near = _Readings(judge, vectors, placed, index, [k for ks in stored.values() for k in ks])
     verdicts = _Verdicts(judge.scorer)
-    verdicts.prefetch(pair for item in placed for pair in _pairs(item, stored[item.key], placed))
+    verdicts.prefetch(
+        pair for item in placed for pair in _pairs(judge, item, stored[item.owner], placed, near)
+    )
     out = list(facts)
-    decided: dict[tuple[str, str, str], list[_Known]] = {}
+    decided: dict[Owner, list[_Known]] = {}
     for item in sorted(placed, key=lambda p: (p.valid_from, p.index)):
-        known = sorted([*stored[item.key], *decided.get(item.key, [])], key=_start)
-        claim = _decide(judge, item, known, verdicts)
-        if claim is not None:
-            out[item.index] = claim
-            decided.setdefault(item.key, []).append(_known_of(claim, item.valid_from))
+        known = [*stored[item.owner], *decided.get(item.owner, [])]
+        slots = {k.slot for k in known}
+        claim = _decide(judge, item, _judged(judge, item, known, near), verdicts, slots)
+        out[item.index] = claim
+        decided.setdefault(item.owner, []).append(_known_of(claim, item.valid_from))
     return out
 
 
@@ -195,6 +222,66 @@ class _Verdicts:
         return self._known[pair]
 
 
+class _Readings:
+    """Per statement text: its vector (the batch's, or the index's for stored claims) and its
+    frame profile; cosines and attribute agreement between statements."""
+
+    def __init__(
+        self,
+        judge: ClaimJudge,
+        vectors: Mapping[str, Vector],
+        placed: Sequence[_Placed],
+        index: VectorIndex,
+        stored: Sequence[_Known],
+    ) -> None:
+        import numpy as np
+
+        by_text: dict[str, Vector] = dict(vectors)
+        ids = list(dict.fromkeys(k.id for k in stored))
+        found = index.vectors(ids) if ids else {}
+        for known in stored:
+            if known.id in found:
+                by_text.setdefault(known.text, found[known.id])
+        self._row = {text: row for row, text in enumerate(by_text)}
+        matrix = np.asarray(list(by_text.values()), dtype=np.float64)
+        if matrix.size:
+            norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+            matrix = matrix / np.where(norms > 0.0, norms, 1.0)
+        self._unit = matrix
+        self._profiles = {p.fact.text: p.profile for p in placed}
+        unread = [
+            k.text
+            for k in stored
+            if k.text not in self._profiles and (judge.frame_embedder or k.text in by_text)
+        ]  # a stored claim the index lags on is unread: it agrees with nothing, so is not judged
+        unread = list(dict.fromkeys(unread))
+        self._profiles.update(zip(unread, _profiles(judge, unread, by_text), strict=True))
+
+    def cosine(self, a: str, b: str) -> float:
+        """The cosine of two statements' vectors; 0.0 when one is unknown (it ranks last)."""
+        i, j = self._row.get(a), self._row.get(b)
+        if i is None or j is None:
+            return 0.0
+        return float(self._unit[i] @ self._unit[j])
+
+    def agreement(self, a: str, b: str) -> float:
+        """How likely two statements state the same attribute (0.0 when one is unread)."""
+        one, two = self._profiles.get(a), self._profiles.get(b)
+        return 0.0 if one is None or two is None else one.agreement(two)
+
+
+def _profiles(
+    judge: ClaimJudge, texts: Sequence[str], vectors: Mapping[str, Vector]
+) -> list[FrameProfile]:
+    """The frame profiles of statements: from the memory's vectors, or from vectors the
+    judge's ``frame_embedder`` makes when the frame head reads another model's."""
+    if not texts:
+        return []
+    if judge.frame_embedder is not None:
+        return judge.frames.profiles(judge.frame_embedder.embed_documents(list(texts)))
+    return judge.frames.profiles([vectors[t] for t in texts])
+
+
 def _placed(
     judge: ClaimJudge, facts: Sequence[Fact], vectors: Mapping[str, Vector], now: Instant
 ) -> list[_Placed]:
@@ -203,17 +290,11 @@ def _placed(
         for index, fact in enumerate(facts)
         if fact.key is None and (subject := statement_subject(fact.text)) is not None
     ]
-    if not prose:
-        return []
-    texts = [fact.text for _, fact, _ in prose]
-    if judge.frame_embedder is not None:
-        frames = judge.frames.frames(judge.frame_embedder.embed_documents(texts))
-    else:
-        frames = judge.frames.frames([vectors[text] for text in texts])
+    profiles = _profiles(judge, [fact.text for _, fact, _ in prose], vectors)
     return [
-        _Placed(index, fact, subject, frame.attribute, _valid_from(fact, now))
-        for (index, fact, subject), frame in zip(prose, frames, strict=True)
-        if frame is not None
+        _Placed(index, fact, subject, profile, _valid_from(fact, now))
+        for (index, fact, subject), profile in zip(prose, profiles, strict=True)
+        if profile.state >= judge.state_threshold
     ]
 
 
@@ -221,44 +302,66 @@ def _valid_from(fact: Fact, now: Instant) -> Instant:
     return now if fact.valid_from is None else to_instant(fact.valid_from, "valid_from")
 
 
-def _stored(ledger: LedgerStore, key: tuple[str, str, str]) -> list[_Known]:
-    namespace, subject, attribute = key
-    return [
-        _Known(
-            fact.id,
-            fact.text,
-            str(fact.object),
-            to_instant(fact.valid_from, "valid_from") if fact.valid_from else 0,
-            to_instant(fact.valid_to, "valid_to") if fact.valid_to else OPEN,
-        )
-        for fact in ledger.history(subject, attribute, namespace=namespace)
-        if fact.retired_at is None and fact.object is not None
-    ]
+def _stored(ledger: LedgerStore, owner: Owner, times: Sequence[Instant]) -> list[_Known]:
+    """The subject's claim versions valid at any of ``times`` or now, and the versions of
+    their slots starting after the earliest of ``times`` (a late arrival falls before them)."""
+    namespace, subject = owner
+    found: dict[str, Fact] = {}
+    for at in [*times, None]:
+        valid_at = None if at is None else from_instant(at)
+        for fact in ledger.as_of(valid_at=valid_at, namespace=namespace, subject=subject):
+            if "claim_verdict" in fact.metadata and fact.object is not None:
+                found.setdefault(fact.id, fact)
+    out = [_known(fact) for fact in found.values()]
+    earliest = min(times)
+    for slot in sorted({k.slot for k in out}):
+        for fact in ledger.history(subject, slot, namespace=namespace):
+            if fact.retired_at is None and fact.object is not None and fact.id not in found:
+                known = _known(fact)
+                if known.valid_from > earliest:
+                    found[fact.id] = fact
+                    out.append(known)
+    return out
+
+
+def _known(fact: Fact) -> _Known:
+    return _Known(
+        fact.id,
+        fact.text,
+        str(fact.relation),
+        str(fact.object),
+        to_instant(fact.valid_from, "valid_from") if fact.valid_from else 0,
+        to_instant(fact.valid_to, "valid_to") if fact.valid_to else OPEN,
+    )
 
 
 def _start(known: _Known) -> Instant:
     return known.valid_from
 
 
-def _around(item: _Placed, known: Sequence[_Known]) -> tuple[_Known | None, _Known | None]:
-    """The claim the statement falls in (the latest starting at or before it) and the first
-    claim starting after it."""
-    before = [k for k in known if k.valid_from <= item.valid_from]
-    after = [k for k in known if k.valid_from > item.valid_from]
-    return (before[-1] if before else None), (after[0] if after else None)
-
-
-def _judged(item: _Placed, known: Sequence[_Known]) -> list[_Known]:
-    """The claims a statement is judged against: the one it falls in, the next one, and the
-    latest others (so a value said again after a change rejoins its claim)."""
-    falls_in, after = _around(item, known)
-    chosen = [k for k in (falls_in, after) if k is not None]
-    for other in reversed(known):
-        if len(chosen) >= CANDIDATES:
-            break
-        if other not in chosen:
-            chosen.append(other)
-    return chosen
+def _judged(
+    judge: ClaimJudge, item: _Placed, known: Sequence[_Known], near: _Readings
+) -> list[_Known]:
+    """The claims a statement is judged against: per slot the version it falls in and the
+    next one, of the slots whose versions likely state the same attribute (agreement at the
+    judge's threshold), at most :data:`CANDIDATES` of them, the nearest in meaning."""
+    by_slot: dict[str, list[_Known]] = {}
+    for k in sorted(known, key=_start):
+        by_slot.setdefault(k.slot, []).append(k)
+    text = item.fact.text
+    chosen: list[tuple[float, list[_Known]]] = []
+    for versions in by_slot.values():
+        before = [k for k in versions if k.valid_from <= item.valid_from][-1:]
+        after = [k for k in versions if k.valid_from > item.valid_from][:1]
+        picked = [
+            k
+            for k in [*(k for k in before if k.valid_to > item.valid_from), *after]
+            if near.agreement(k.text, text) >= judge.agreement_threshold
+        ]
+        if picked:
+            chosen.append((max(near.cosine(k.text, text) for k in picked), picked))
+    chosen.sort(key=lambda c: -c[0])
+    return [k for _, picked in chosen[:CANDIDATES] for k in picked]
 
 
 def _pair(known: _Known, item: _Placed) -> Pair:
@@ -268,53 +371,70 @@ def _pair(known: _Known, item: _Placed) -> Pair:
     return (item.fact.text, known.text)
 
 
-def _pairs(item: _Placed, stored: Sequence[_Known], batch: Sequence[_Placed]) -> list[Pair]:
-    """The pairs the statement will most likely need: against the claims it is judged
-    against, were the batch's latest earlier items of its key all to become claims (the
-    decisions say which do; :class:`_Verdicts` scores any other pair they need)."""
-    earlier = [
-        _Known(p.fact.id, p.fact.text, p.fact.text, p.valid_from, OPEN)
-        for p in batch
-        if p.key == item.key and p.index != item.index and p.valid_from <= item.valid_from
-    ]
-    earlier = sorted(earlier, key=_start)[-CANDIDATES:]
-    return [
-        _pair(known, item)
-        for known in _judged(item, sorted([*stored, *earlier], key=_start))
-        if normalize_text(known.text) != normalize_text(item.fact.text)
-    ]
+def _pairs(
+    judge: ClaimJudge,
+    item: _Placed,
+    stored: Sequence[_Known],
+    batch: Sequence[_Placed],
+    near: _Readings,
+) -> list[Pair]:
+    """The pairs the statement will most likely need: against the stored claims it is judged
+    against and against the batch's :data:`LIKELY` latest earlier statements of its subject
+    (the decisions say which slots those join; :class:`_Verdicts` scores any other pair a
+    decision needs)."""
+    earlier = sorted(
+        (p for p in batch if p.owner == item.owner and p.index != item.index),
+        key=lambda p: (p.valid_from, p.index),
+    )
+    latest = [p for p in earlier if p.valid_from <= item.valid_from][-LIKELY:]
+    pairs = [_pair(known, item) for known in _judged(judge, item, stored, near)]
+    pairs += [(p.fact.text, item.fact.text) for p in latest]
+    return [(a, b) for a, b in pairs if normalize_text(a) != normalize_text(b)]
 
 
 def _decide(
-    judge: ClaimJudge, item: _Placed, known: Sequence[_Known], verdicts: _Verdicts
-) -> Fact | None:
-    """The claim statement ``item`` becomes, or None (it stays plain prose)."""
-    if not known:
-        return _claim(judge, item, item.fact.text, NEW, None, None)
-    best: tuple[float, _Known] | None = None
-    for other in _judged(item, known):
+    judge: ClaimJudge,
+    item: _Placed,
+    judged: Sequence[_Known],
+    verdicts: _Verdicts,
+    slots: set[str],
+) -> Fact:
+    """The claim statement ``item`` becomes: it restates a claim, ends one, or starts one in
+    a slot of its own."""
+    restates: tuple[float, _Known] | None = None
+    ends: tuple[float, _Known] | None = None
+    for other in judged:
         if normalize_text(other.text) == normalize_text(item.fact.text):
-            return _claim(judge, item, other.object, RESTATES, 1.0, other.id)
+            return _claim(judge, item, other.slot, other.object, RESTATES, 1.0, other.id)
         verdict = verdicts[_pair(other, item)]
         if verdict.restates >= judge.restates_threshold and (
-            best is None or verdict.restates > best[0]
+            restates is None or verdict.restates > restates[0]
         ):
-            best = (verdict.restates, other)
-    if best is not None:
-        return _claim(judge, item, best[1].object, RESTATES, best[0], best[1].id)
-    falls_in, after = _around(item, known)
-    ended = falls_in if falls_in is not None else after
-    if ended is None:
-        return None
-    ends = verdicts[_pair(ended, item)].ends
-    if ends >= judge.ends_threshold:
-        return _claim(judge, item, item.fact.text, ENDS, ends, ended.id)
-    return None
+            restates = (verdict.restates, other)
+        if verdict.ends >= judge.ends_threshold and (ends is None or verdict.ends > ends[0]):
+            ends = (verdict.ends, other)
+    if restates is not None:
+        score, other = restates
+        return _claim(judge, item, other.slot, other.object, RESTATES, score, other.id)
+    if ends is not None:
+        score, other = ends
+        return _claim(judge, item, other.slot, item.fact.text, ENDS, score, other.id)
+    return _claim(judge, item, _new_slot(item, slots), item.fact.text, NEW, None, None)
+
+
+def _new_slot(item: _Placed, taken: set[str]) -> str:
+    """The frame head's label when the subject has no claim of it yet, else a slot named
+    after the statement (a claim that ends nothing must not share a slot)."""
+    label = None if item.profile.frame is None else item.profile.frame.attribute
+    if label is not None and label not in taken:
+        return label
+    return f"{label or STATEMENT_SLOT}_{item.fact.id[:8]}"
 
 
 def _claim(
     judge: ClaimJudge,
     item: _Placed,
+    slot: str,
     claim: str,
     verdict: str,
     score: float | None,
@@ -328,14 +448,14 @@ def _claim(
     return replace(
         item.fact,
         subject=item.subject,
-        relation=item.attribute,
+        relation=slot,
         object=claim,
         metadata={**item.fact.metadata, **decision},
     )
 
 
 def _known_of(claim: Fact, valid_from: Instant) -> _Known:
-    return _Known(claim.id, claim.text, str(claim.object), valid_from, OPEN)
+    return _Known(claim.id, claim.text, str(claim.relation), str(claim.object), valid_from, OPEN)
 
 
 def claim_judge(
@@ -345,7 +465,8 @@ def claim_judge(
     frame_embedder: Embedder | None = None,
 ) -> ClaimJudge:
     """The shipped claim judge: the frame head for structure, kappa for the verdicts, at the
-    thresholds their cards chose on held-out and dev data (a kappa card without a restates
+    thresholds their cards chose on held-out and dev data (the frame card's state and
+    agreement thresholds, or its frame threshold for one it lacks) (a kappa card without a restates
     threshold never restates). ``frame_embedder``: for a memory that embeds with another model
     than the frame head reads (see :class:`ClaimJudge`)."""
     scorer = KappaScorer() if scorer is None else scorer
@@ -356,6 +477,8 @@ def claim_judge(
         name=f"{scorer.card.name}+{frames.card.name}",
         ends_threshold=scorer.card.threshold,
         restates_threshold=scorer.card.restates_threshold or 1.0,
+        state_threshold=frames.card.state_threshold or frames.card.threshold,
+        agreement_threshold=frames.card.agreement_threshold or frames.card.threshold,
         frame_embedder=frame_embedder,
     )
 

@@ -461,7 +461,9 @@ class TemporalMemory:
             return facts
         self._catch_up()
         now = to_instant(self.clock.now(), "clock.now()")
-        return place_claims(self.prose_judge, facts, vectors, ledger=self.ledger, now=now)
+        return place_claims(
+            self.prose_judge, facts, vectors, ledger=self.ledger, index=self.index, now=now
+        )
 
     def _judge(
         self, facts: Sequence[Fact], vectors: Mapping[str, Vector]

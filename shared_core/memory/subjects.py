@@ -11,12 +11,15 @@ kept, so "Ana: I moved" is about Ana):
 - a name: the first run of capitalised words that are not sentence words (``Dana Reyes`` in
   "Dana Reyes's employer is Globex", ``Omar Haddad`` in "The city where Omar Haddad lives");
 - a thing: a head starting with a determiner and holding no wh-word or preposition before its
-  name is that whole phrase ("the payments api"), so two services are never one subject;
+  name is that whole phrase ("the payments api"), so two services are never one subject (a
+  present-tense verb the word list lacks ends the head: "the dashboard persists ...");
 - a report: when the first verb is a reporting verb and what reports is a thing ("The shared
   spreadsheet says Dana Reyes ...") or a clause follows ("Maria said that Omar Haddad ..."),
   the statement is about whom the report names, so the rule reads the words after the verb
   (a thing whose report names no one gives no subject; "Caroline said she moved" stays
-  Caroline's);
+  Caroline's; "Someone mentioned at lunch that Omar ..." is Omar's);
+- a thing's attribute named before it ("the database for the billing service", "the team
+  behind the billing service") is about that thing;
 - otherwise (a pronoun, a head that is too long): no subject, and the statement stays plain
   prose. Missing a subject only ever misses a change.
 
@@ -32,15 +35,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 WORDS_FILE = Path(__file__).with_name("subject_words.json")
-HEAD_WORDS = 7
+HEAD_WORDS = 9
 """At most this many words before the first verb are read for the subject."""
+REPORT_GAP = 4
+"""A reporting verb's "that" may come this many words after it ("mentioned at lunch that")."""
 LEAD_IN_WORDS = 5
 """A leading clause ending in ":" or "," of at most this many words may be a lead-in."""
 SPEAKER = "i"
 _WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ0-9][\w'\u2019.-]*")
 _STAMP = re.compile(r"^\s*(\[[^\]]*\]|\(?\d{4}-\d{2}-\d{2}[^)]*\)?:?)\s*")
 _POSSESSIVE = re.compile(r"(['\u2019]s|['\u2019])$")
-_BREAKS = frozenset({"where", "who", "whom", "which", "for", "of", "at", "with", "about"})
+_BREAKS = frozenset({"where", "who", "whom", "which", "for", "of", "at", "with", "about", "behind"})
+_OF_A_THING = frozenset({"for", "of", "behind"})
+"""A thing's attribute named before it: "the database for the billing service" is about the
+billing service."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,18 +95,52 @@ def _subject(tokens: list[str], *, reported: bool) -> str | None:
         head.append(token)
     if not head:
         return None
+    if head[0].lower() in words.determiners and (unlisted := _unlisted_verb(head)) is not None:
+        verb, head = unlisted, head[:unlisted]
     if reported and verb is not None and tokens[verb].lower() in words.reporting_verbs:
         report = tokens[verb + 1 :]
         if head[0].lower() in words.determiners:  # a source: "the wiki says ..."
             return _reported(report)
-        if report and report[0].lower() == "that":  # "Maria said that Omar Haddad ..."
-            return _reported(report) or _speaker(head, words) or _name(head, words)
+        that = _that(report)
+        if that is not None:  # "Maria said that Omar ...", "Someone mentioned at lunch that ..."
+            clause = report[that:]
+            return _reported(clause) or _speaker(head, words) or _name(head, words)
     speaker = _speaker(head, words)
     if speaker is not None:
         return speaker
     if head[0].lower() in words.determiners:
         return _thing(head, words) if verb is not None else _name(head, words, people_only=True)
     return _name(head, words)
+
+
+def _that(report: list[str]) -> int | None:
+    """Where a report's "that" clause starts, if it does within :data:`REPORT_GAP` words."""
+    for position, token in enumerate(report[: REPORT_GAP + 1]):
+        if token.lower() == "that":
+            return position
+    return None
+
+
+def _unlisted_verb(head: list[str]) -> int | None:
+    """The position of a present-tense verb the word list lacks in a thing's head: the first
+    lower-case word ending in a single "s" that follows a noun ("the Yarrow dashboard
+    *persists* ...", "the search API *listens* ..."; not "the claims service", "the Yarrow
+    analytics service")."""
+    words = _words()
+    for position in range(2, len(head)):
+        token, before = head[position], head[position - 1]
+        if (
+            token.isalpha()
+            and token.islower()
+            and token.endswith("s")
+            and not token.endswith(("ss", "us", "is"))
+            and token not in words.determiners | words.not_names
+            and before.isalpha()
+            and before.lower() not in words.determiners
+            and (before.islower() or position >= 3)  # "the Acme analytics service"
+        ):
+            return position
+    return None
 
 
 def _reported(report: list[str]) -> str | None:
@@ -152,8 +194,17 @@ def _thing(head: list[str], words: _Words) -> str | None:
     """ "the payments API" -> "the payments api"; "the car Umar Vasquez" and "the city where
     Omar Haddad" -> the person named inside."""
     person = _name(head, words, people_only=True)
-    if person is not None or _BREAKS & {t.lower() for t in head}:
+    if person is not None:
         return person
+    for position, token in enumerate(head[1:-1], start=1):
+        if _bare(token) != token.rstrip(".,;:!?"):  # "the billing service's goal" -> its owner
+            head = [*head[:position], _bare(token)]
+            break
+    for position, token in enumerate(head[1:-1], start=1):
+        if token.lower() in _OF_A_THING and head[position + 1].lower() in words.determiners:
+            return _thing(head[position + 1 :], words)
+    if _BREAKS & {t.lower() for t in head}:
+        return None
     return " ".join(_bare(t).lower() for t in head)
 
 

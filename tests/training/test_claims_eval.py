@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from shared_core import HashingEmbedder
-from shared_core.detectors.frames import Frame
+from shared_core.detectors.frames import Frame, FrameProfile
 from shared_core.detectors.kappa import Verdict
 from shared_core.memory.claims import ClaimJudge
 from temporal_rag_training.claims_eval import claims_markdown, claims_report
@@ -26,8 +26,10 @@ class CityFrames:
     def frame(self, *texts: str) -> None:
         self.framed.update(tuple(v) for v in EMBEDDER.embed_documents(list(texts)))
 
-    def frames(self, vectors: Sequence[Sequence[float]]) -> list[Frame | None]:
-        return [Frame("home_city", 0.99) if tuple(v) in self.framed else None for v in vectors]
+    def profiles(self, vectors: Sequence[Sequence[float]]) -> list[FrameProfile]:
+        framed = FrameProfile(0.99, Frame("home_city", 0.99), (1.0,))
+        return [framed if tuple(v) in self.framed else FrameProfile(0.01, None, (1.0,))
+                for v in vectors]  # fmt: skip
 
 
 class CityScorer:
@@ -48,7 +50,7 @@ def pair(older: str, newer: str, label: int, kind: str) -> LabelledPair:
 
 PAIRS = [
     pair("Ana lives in Braga.", "Ana moved to Porto.", 1, "explicit_change"),
-    pair("Rui lives in Lyon.", "Rui is happy there.", 1, "implied_change"),  # second unframed
+    pair("Rui lives in Lyon.", "Rui is happy there.", 1, "implied_change"),  # second no state
     pair("Eva lives in Oslo.", "Eva moved to Oslo, as said.", 0, "paraphrase"),
     pair("Tom lives in Rome.", "Ida moved to Nice.", 0, "other_person"),
 ]
@@ -70,7 +72,11 @@ def test_each_pair_gets_what_the_memory_did_and_the_gate_says_where_changes_stop
     assert (report.ends.precision, report.ends.recall) == (1.0, 0.5)
     assert (report.recognised, report.restating, report.false_restates) == (1, 1, 0)
     assert report.changes == 2
-    assert report.gate == {"same subject": 2, "both framed": 1, "same attribute": 1}
+    assert report.gate == {
+        "same subject": 2,
+        "both likely states": 1,
+        "likely one attribute": 1,
+    }
     text = claims_markdown("fake on tiny", report)
     assert "recall 0.500" in text
     assert "| paraphrase | 0 | 1 | 0 |" in text

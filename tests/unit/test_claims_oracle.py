@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from shared_core import HashingEmbedder, InMemoryLedger, NumpyIndex, TemporalMemory
 from shared_core.clock import ManualClock
-from shared_core.detectors.frames import Frame
+from shared_core.detectors.frames import Frame, FrameProfile
 from shared_core.detectors.kappa import Verdict
 from shared_core.ledger.sqlite import SQLiteLedger
 from shared_core.ledger.store import LedgerStore
@@ -30,8 +30,9 @@ _CITY = re.compile(r"lives in (\w+)")
 class AllFramed:
     """Every statement states home_city (the statements below are all about residence)."""
 
-    def frames(self, vectors: object) -> list[Frame | None]:
-        return [Frame("home_city", 0.99) for _ in vectors]  # type: ignore[attr-defined]
+    def profiles(self, vectors: object) -> list[FrameProfile]:
+        frame = Frame("home_city", 0.99)
+        return [FrameProfile(0.99, frame, (1.0,)) for _ in vectors]  # type: ignore[attr-defined]
 
 
 class RightJudge:

@@ -66,3 +66,34 @@ def test_the_shipped_head_reads_minilm_vectors() -> None:
     assert head.card.dimension == 384
     assert head.card.labels[-1] == "other"
     assert 0.5 <= head.card.threshold < 1.0
+
+
+def test_profiles_read_state_attribute_and_agreement(tmp_path: Path) -> None:
+    head = FrameHead(folder=write_head(tmp_path / "head"))
+    city, job, other = head.profiles([[1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    assert city.state > 0.99
+    assert other.state < 0.01
+    assert city.frame == head.frames([[1, 0, 0]])[0]
+    assert other.frame is None
+    assert city.agreement(city) == pytest.approx(1.0)
+    assert city.agreement(job) < 0.05  # two attributes: never judged against each other
+    assert city.agreement(job) == pytest.approx(job.agreement(city))
+
+
+def test_profiles_of_two_heads_are_not_compared(tmp_path: Path) -> None:
+    one = FrameHead(folder=write_head(tmp_path / "one")).profiles([[1, 0, 0]])[0]
+    two = FrameHead(
+        folder=write_head(tmp_path / "two", labels=["home_city", "employer", "diet", "other"])
+    ).profiles([[1, 0, 0]])[0]
+    with pytest.raises(InvalidInputError, match="another frame head"):
+        one.agreement(two)
+
+
+def test_a_card_carries_the_claim_judges_thresholds(tmp_path: Path) -> None:
+    folder = write_head(tmp_path / "head")
+    card = json.loads((folder / FRAMES_CARD).read_text())
+    card.update(state_threshold=0.6, agreement_threshold=0.75)
+    (folder / FRAMES_CARD).write_text(json.dumps(card))
+    head = FrameHead(folder=folder)
+    assert (head.card.state_threshold, head.card.agreement_threshold) == (0.6, 0.75)
+    assert head.card.to_dict()["agreement_threshold"] == 0.75

@@ -41,6 +41,14 @@ from shared_core.memory.subjects import statement_subject
         ("Caroline mentioned her adoption plans.", "caroline"),
         ("The claims service runs on Java 17.", "the claims service"),
         ("The records team moved to the third floor.", "the records team"),
+        ("A colleague mentioned over coffee that Ines Duarte lives in Porto.", "ines duarte"),
+        ("Somebody told me yesterday that my cousin moved to Perth.", "my cousin"),
+        ("The scheduler for the Orion batch platform is Airflow.", "the orion batch platform"),
+        ("The team behind the Lark mobile client wants fewer crashes.", "the lark mobile client"),
+        ("The Orion batch platform's owner is Ravi Kumar.", "the orion batch platform"),
+        ("The Orion batch platform retains logs for 30 days.", "the orion batch platform"),
+        ("The ingest API accepts uploads up to 2 GB.", "the ingest api"),
+        ("The Acme analytics service is down.", "the acme analytics service"),
     ],
 )
 def test_the_subject_of_a_statement(text: str, subject: str) -> None:
@@ -85,3 +93,18 @@ def test_two_services_are_never_one_subject() -> None:
 def test_the_rule_never_fails_and_answers_lower_case(text: str) -> None:
     subject = statement_subject(text)
     assert subject is None or (subject == subject.lower() and subject.strip() == subject != "")
+
+
+def test_an_unlisted_verb_ends_a_things_name() -> None:
+    # broke: "the ... platform retains logs" had no listed verb, so the whole clause (or
+    # nothing) was the subject and statements of one thing never shared a subject
+    assert statement_subject("The Orion batch platform retains logs for 30 days.") == (
+        statement_subject("The Orion batch platform runs on Kubernetes.")
+    )
+
+
+def test_a_report_whose_that_comes_later_is_about_whom_it_names() -> None:
+    # broke: "Someone mentioned at lunch that X ..." had no subject ("that" was not the next word)
+    assert statement_subject("Someone mentioned at lunch that Ines Duarte lives in Porto.") == (
+        "ines duarte"
+    )

@@ -5,8 +5,9 @@ statement valid from 2020, the newer one from 2021. The verdict is what the memo
 newer statement closed the older one (``ends``), joined its claim (``restates``), or neither.
 Against the labels that gives precision, recall and F1 of ``ends``, restatements recognised,
 and, for the pairs labelled as changes, where the structure gate stopped them: no common
-subject, not both framed, framed as different attributes. Scorer figures (``kappa_eval``) say
-what the pair model could do; these say what a user of ``prose_judge="kappa"`` gets.
+subject, not both likely to state an attribute, likely not the same attribute. Scorer figures
+(``kappa_eval``) say what the pair model could do; these say what a user of
+``prose_judge="kappa"`` gets.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from temporal_rag_training.labelled import RESTATING_KINDS, LabelledPair
 ENDS, RESTATES, NEITHER = "ends", "restates", "neither"
 OLDER_FROM = datetime(2020, 1, 1, tzinfo=UTC)
 NEWER_FROM = datetime(2021, 1, 1, tzinfo=UTC)
-GATE = ("same subject", "both framed", "same attribute")
+GATE = ("same subject", "both likely states", "likely one attribute")
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,22 +113,23 @@ def _verdict(pair: LabelledPair, judge: ClaimJudge, embedder: Embedder) -> str:
 
 
 def _gate(changes: list[LabelledPair], judge: ClaimJudge, embedder: Embedder) -> dict[str, int]:
-    """How many change pairs share a subject, have both statements framed, and share the
-    attribute too (each step counts the pairs that passed every step before it)."""
+    """How many change pairs share a subject, have both statements likely to state an
+    attribute, and likely the same one (each step counts the pairs that passed every step
+    before it, at the judge's thresholds)."""
     texts = list(dict.fromkeys(t for p in changes for t in (p.older, p.newer)))
     reader = judge.frame_embedder or embedder
-    frames = dict(zip(texts, judge.frames.frames(reader.embed_documents(texts)), strict=True))
+    profiles = dict(zip(texts, judge.frames.profiles(reader.embed_documents(texts)), strict=True))
     passed = Counter[str]()
     for pair in changes:
         subject = statement_subject(pair.older)
         if subject is None or subject != statement_subject(pair.newer):
             continue
         passed[GATE[0]] += 1
-        old, new = frames[pair.older], frames[pair.newer]
-        if old is None or new is None:
+        old, new = profiles[pair.older], profiles[pair.newer]
+        if min(old.state, new.state) < judge.state_threshold:
             continue
         passed[GATE[1]] += 1
-        passed[GATE[2]] += old.attribute == new.attribute
+        passed[GATE[2]] += old.agreement(new) >= judge.agreement_threshold
     return {step: passed[step] for step in GATE}
 
 
