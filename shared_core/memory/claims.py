@@ -19,8 +19,10 @@ For each new prose statement (in valid-time order within a batch):
    ends it, whatever a score would say.
 2. The subject's claims (any slot) valid at the statement's ``valid_from``, valid now, or
    starting after it, and the batch's claims of the subject decided before it, are its
-   candidates: per slot the version it falls in and the next one, of the slots nearest in
-   meaning at most :data:`CANDIDATES`. The scorer judges every (earlier, later) pair, one call
+   candidates: per slot the version it falls in and the next one, of the slots whose statements
+   likely state the same attribute (:meth:`FrameProfile.agreement` at ``agreement_threshold``;
+   "same person, different news" never meets) and, of those, the :data:`CANDIDATES` nearest in
+   meaning. The scorer judges every (earlier, later) pair, one call
    per batch for the likely pairs: ``restates`` (P >= ``restates_threshold``) joins that claim
    (same slot, same object); else ``ends`` (P >= ``ends_threshold``) starts a new claim in that
    slot, which the key rule lets close the one before; else the statement starts a claim in a
