@@ -380,17 +380,19 @@ def _pairs(
     batch: Sequence[_Placed],
     near: _Readings,
 ) -> list[Pair]:
-    """The pairs the statement will most likely need: against the stored claims it is judged
-    against and against the batch's :data:`LIKELY` latest earlier statements of its subject
-    (the decisions say which slots those join; :class:`_Verdicts` scores any other pair a
-    decision needs)."""
+    """The pairs the statement will most likely need: against the claims it would be judged
+    against were the batch's earlier statements of its subject claims of their own, and against
+    the :data:`LIKELY` latest of those (the decisions say which slots they join;
+    :class:`_Verdicts` scores any other pair a decision needs, one call per statement)."""
     earlier = sorted(
         (p for p in batch if p.owner == item.owner and p.index != item.index),
         key=lambda p: (p.valid_from, p.index),
     )
-    latest = [p for p in earlier if p.valid_from <= item.valid_from][-LIKELY:]
-    pairs = [_pair(known, item) for known in _judged(judge, item, stored, near)]
-    pairs += [(p.fact.text, item.fact.text) for p in latest]
+    before = [p for p in earlier if p.valid_from <= item.valid_from]
+    as_claims = [_Known(p.fact.id, p.fact.text, p.fact.id, p.fact.text, p.valid_from, OPEN)
+                 for p in before]  # fmt: skip
+    pairs = [_pair(known, item) for known in _judged(judge, item, [*stored, *as_claims], near)]
+    pairs += [(p.fact.text, item.fact.text) for p in before[-LIKELY:]]
     return [(a, b) for a, b in pairs if normalize_text(a) != normalize_text(b)]
 
 
@@ -405,6 +407,7 @@ def _decide(
     a slot of its own."""
     restates: tuple[float, _Known] | None = None
     ends: tuple[float, _Known] | None = None
+    verdicts.prefetch(_pair(other, item) for other in judged)  # one call for any still unscored
     for other in judged:
         if normalize_text(other.text) == normalize_text(item.fact.text):
             return _claim(judge, item, other.slot, other.object, RESTATES, 1.0, other.id)
