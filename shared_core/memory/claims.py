@@ -90,21 +90,22 @@ class ClaimJudge:
     frame_embedder: Embedder | None = None
 
     def __post_init__(self) -> None:
-        for field, part, methods in (
-            ("scorer", self.scorer, ("verdict_scores",)),
-            ("frames", self.frames, ("profiles",)),
+        for field, part, method in (
+            ("scorer", self.scorer, "verdict_scores"),
+            ("frames", self.frames, "profiles"),
         ):
-            for method in methods:
-                if not callable(getattr(part, method, None)):
-                    raise InvalidInputError(
-                        field,
-                        f"is a {type(part).__name__} without {method}",
-                        f"pass a {field} reader with {', '.join(methods)}",
-                    )
+            if not callable(getattr(part, method, None)):
+                raise InvalidInputError(
+                    field, f"is a {type(part).__name__} without {method}", f"pass a {method} reader"
+                )
         if not isinstance(self.name, str) or not self.name.strip():
             raise InvalidInputError("name", f"is {self.name!r}", "pass the judge's name")
-        thresholds = ("ends_threshold", "restates_threshold", "state_threshold")
-        for field in (*thresholds, "agreement_threshold"):
+        for field in (
+            "ends_threshold",
+            "restates_threshold",
+            "state_threshold",
+            "agreement_threshold",
+        ):
             value = getattr(self, field)
             ok = isinstance(value, int | float) and not isinstance(value, bool)
             if not ok or not 0.0 < float(value) <= 1.0:
@@ -182,12 +183,10 @@ def place_claims(
     placed = _placed(judge, facts, vectors, now)
     if not placed:
         return list(facts)
-    stored: dict[Owner, list[_Known]] = {}
+    times: dict[Owner, set[Instant]] = {}
     for item in placed:
-        stored.setdefault(item.owner, [])
-    for owner in stored:
-        times = sorted({p.valid_from for p in placed if p.owner == owner})
-        stored[owner] = _stored(ledger, owner, times)
+        times.setdefault(item.owner, set()).add(item.valid_from)
+    stored = {owner: _stored(ledger, owner, sorted(at)) for owner, at in times.items()}
     near = _Readings(judge, vectors, placed, index, [k for ks in stored.values() for k in ks])
     verdicts = _Verdicts(judge.scorer)
     verdicts.prefetch(
@@ -251,12 +250,13 @@ class _Readings:
             matrix = matrix / np.where(norms > 0.0, norms, 1.0)
         self._unit = matrix
         self._profiles = {p.fact.text: p.profile for p in placed}
-        unread = [
-            k.text
-            for k in stored
-            if k.text not in self._profiles and (judge.frame_embedder or k.text in by_text)
-        ]  # a stored claim the index lags on is unread: it agrees with nothing, so is not judged
-        unread = list(dict.fromkeys(unread))
+        unread = list(
+            dict.fromkeys(
+                k.text
+                for k in stored
+                if k.text not in self._profiles and (judge.frame_embedder or k.text in by_text)
+            )
+        )  # a stored claim the index lags on is unread: it agrees with nothing, so is not judged
         self._profiles.update(zip(unread, _profiles(judge, unread, by_text), strict=True))
 
     def cosine(self, a: str, b: str) -> float:

@@ -95,7 +95,7 @@ def _subject(tokens: list[str], *, reported: bool) -> str | None:
         head.append(token)
     if not head:
         return None
-    if head[0].lower() in words.determiners and (unlisted := _unlisted_verb(head)) is not None:
+    if head[0].lower() in words.determiners and (unlisted := _unlisted_verb(head, words)):
         verb, head = unlisted, head[:unlisted]
     if reported and verb is not None and tokens[verb].lower() in words.reporting_verbs:
         report = tokens[verb + 1 :]
@@ -121,12 +121,11 @@ def _that(report: list[str]) -> int | None:
     return None
 
 
-def _unlisted_verb(head: list[str]) -> int | None:
+def _unlisted_verb(head: list[str], words: _Words) -> int | None:
     """The position of a present-tense verb the word list lacks in a thing's head: the first
     lower-case word ending in a single "s" that follows a noun ("the Yarrow dashboard
     *persists* ...", "the search API *listens* ..."; not "the claims service", "the Yarrow
     analytics service")."""
-    words = _words()
     for position in range(2, len(head)):
         token, before = head[position], head[position - 1]
         if (
@@ -134,7 +133,8 @@ def _unlisted_verb(head: list[str]) -> int | None:
             and token.islower()
             and token.endswith("s")
             and not token.endswith(("ss", "us", "is"))
-            and token not in words.determiners | words.not_names
+            and token not in words.determiners
+            and token not in words.not_names
             and before.isalpha()
             and before.lower() not in words.determiners
             and (before.islower() or position >= 3)  # "the Acme analytics service"
