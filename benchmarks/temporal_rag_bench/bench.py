@@ -177,7 +177,7 @@ def _meta(request: BenchRequest, embedder: Embedder, seconds: float) -> dict[str
         "embedder": embedder.name,
         "judge": request.judge,
         "prose_detector": _prose_detector(request),
-        "run_seconds": seconds,
+        "seconds": seconds,  # every track, the observations included
         "environment": environment(),
     }
 

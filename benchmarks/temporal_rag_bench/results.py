@@ -77,7 +77,7 @@ def scored(
     LoCoMo-observations track (when it ran), targets."""
     datasets = [dataset_results(d, seed=seed) for d in run.datasets]
     out: dict[str, Any] = {
-        "meta": {**meta, "seconds": run.seconds, "notes": list(run.notes)},
+        "meta": {**meta, "notes": list(run.notes)},
         "datasets": datasets,
         "targets": targets(datasets) + observation_targets(observations),
     }

@@ -252,11 +252,10 @@ def detector_report(dataset: Dataset, run: DatasetRun, options: RunOptions) -> d
 
 @dataclass(slots=True)
 class BenchRun:
-    """A whole run: its datasets, notes (skipped datasets and methods) and timing."""
+    """A whole run: its datasets and notes (skipped datasets and methods)."""
 
     datasets: list[DatasetRun] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    seconds: float = 0.0
 
 
 def run_bench(
@@ -269,7 +268,6 @@ def run_bench(
 ) -> BenchRun:
     """Every method (fresh instances per dataset, from ``methods_for``) on every dataset,
     one Chroma client and one vector cache for the whole run."""
-    started = time.perf_counter()
     run = BenchRun()
     client = chroma_client()
     cache = VectorCache()
@@ -287,5 +285,4 @@ def run_bench(
                     progress=progress,
                 )
             )
-    run.seconds = time.perf_counter() - started
     return run

@@ -22,11 +22,11 @@ For each new prose statement (in valid-time order within a batch):
    candidates: per slot the version it falls in and the next one, of the slots whose statements
    likely state the same attribute (:meth:`FrameProfile.agreement` at ``agreement_threshold``;
    "same person, different news" never meets) and, of those, the :data:`CANDIDATES` nearest in
-   meaning. The scorer judges every (earlier, later) pair, one call
-   per batch for the likely pairs: ``restates`` (P >= ``restates_threshold``) joins that claim
-   (same slot, same object); else ``ends`` (P >= ``ends_threshold``) starts a new claim in that
-   slot, which the key rule lets close the one before; else the statement starts a claim in a
-   slot of its own, which closes nothing.
+   meaning. The scorer judges each (earlier, later) pair, one call per round of the batch (a
+   round holds each subject's next statement): ``restates`` (P >= ``restates_threshold``)
+   joins that claim (same slot, same object); else ``ends`` (P >= ``ends_threshold``) starts a
+   new claim in that slot, which the key rule lets close the one before; else the statement
+   starts a claim in a slot of its own, which closes nothing.
 
 The decision is recorded on the statement's metadata (``claim_verdict``: ``new``, ``restates``
 or ``ends``; ``claim_rule``; ``claim_score``; ``claim_of``: the version judged against), and
@@ -35,7 +35,7 @@ the ledger keeps it like any other statement.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -53,8 +53,6 @@ NEW, RESTATES, ENDS = "new", "restates", "ends"
 CANDIDATES = 4
 """At most this many slots of a subject (the nearest in meaning) are judged against a new
 statement."""
-LIKELY = 2
-"""The batch's latest earlier statements of a subject a new one is scored against up front."""
 STATEMENT_SLOT = "statement"
 """The slot name's stem for a claim the frame head does not name."""
 
@@ -188,39 +186,48 @@ def place_claims(
         times.setdefault(item.owner, set()).add(item.valid_from)
     stored = {owner: _stored(ledger, owner, sorted(at)) for owner, at in times.items()}
     near = _Readings(judge, vectors, placed, index, [k for ks in stored.values() for k in ks])
-    verdicts = _Verdicts(judge.scorer)
-    verdicts.prefetch(
-        pair for item in placed for pair in _pairs(judge, item, stored[item.owner], placed, near)
-    )
+    known = {owner: list(claims) for owner, claims in stored.items()}  # + the batch's decided
+    verdicts: dict[Pair, Verdict] = {}
     out = list(facts)
-    decided: dict[Owner, list[_Known]] = {}
-    for item in sorted(placed, key=lambda p: (p.valid_from, p.index)):
-        known = [*stored[item.owner], *decided.get(item.owner, [])]
-        slots = {k.slot for k in known}
-        claim = _decide(judge, item, _judged(judge, item, known, near), verdicts, slots)
-        out[item.index] = claim
-        decided.setdefault(item.owner, []).append(_known_of(claim, item.valid_from))
+    for wave in _waves(placed):
+        judged = {item.index: _judged(judge, item, known[item.owner], near) for item in wave}
+        verdicts = _scored(
+            judge.scorer,
+            verdicts,
+            [
+                _pair(other, item)
+                for item in wave
+                for other in judged[item.index]
+                if normalize_text(other.text) != normalize_text(item.fact.text)
+            ],
+        )
+        for item in wave:
+            slots = {k.slot for k in known[item.owner]}
+            claim = _decide(judge, item, judged[item.index], verdicts, slots)
+            out[item.index] = claim
+            known[item.owner].append(_known_of(claim, item.valid_from))
     return out
 
 
-class _Verdicts:
-    """The scorer's verdicts by pair: the likely pairs of a batch in one call up front, any
-    other a decision turns out to need scored when it is asked for (decisions depend on
-    earlier ones, so which pairs are needed is only known while deciding)."""
+def _scored(
+    scorer: VerdictScorer, verdicts: Mapping[Pair, Verdict], pairs: Sequence[Pair]
+) -> dict[Pair, Verdict]:
+    """``verdicts`` with the pairs it lacks scored, in one call."""
+    asked = [pair for pair in dict.fromkeys(pairs) if pair not in verdicts]
+    if not asked:
+        return dict(verdicts)
+    return {**verdicts, **dict(zip(asked, scorer.verdict_scores(asked), strict=True))}
 
-    def __init__(self, scorer: VerdictScorer) -> None:
-        self._scorer = scorer
-        self._known: dict[Pair, Verdict] = {}
 
-    def prefetch(self, pairs: Iterable[Pair]) -> None:
-        asked = [pair for pair in dict.fromkeys(pairs) if pair not in self._known]
-        if asked:
-            self._known.update(zip(asked, self._scorer.verdict_scores(asked), strict=True))
-
-    def __getitem__(self, pair: Pair) -> Verdict:
-        if pair not in self._known:
-            self.prefetch([pair])
-        return self._known[pair]
+def _waves(placed: Sequence[_Placed]) -> list[list[_Placed]]:
+    """The statements in rounds: round i holds each subject's i-th statement in valid-time
+    order. A decision depends only on its subject's earlier ones, so one scorer call serves a
+    round, and only the pairs the decisions read are scored."""
+    by_owner: dict[Owner, list[_Placed]] = {}
+    for item in sorted(placed, key=lambda p: (p.valid_from, p.index)):
+        by_owner.setdefault(item.owner, []).append(item)
+    rounds = max(len(items) for items in by_owner.values())
+    return [[items[i] for items in by_owner.values() if i < len(items)] for i in range(rounds)]
 
 
 class _Readings:
@@ -373,41 +380,17 @@ def _pair(known: _Known, item: _Placed) -> Pair:
     return (item.fact.text, known.text)
 
 
-def _pairs(
-    judge: ClaimJudge,
-    item: _Placed,
-    stored: Sequence[_Known],
-    batch: Sequence[_Placed],
-    near: _Readings,
-) -> list[Pair]:
-    """The pairs the statement will most likely need: against the claims it would be judged
-    against were the batch's earlier statements of its subject claims of their own, and against
-    the :data:`LIKELY` latest of those (the decisions say which slots they join;
-    :class:`_Verdicts` scores any other pair a decision needs, one call per statement)."""
-    earlier = sorted(
-        (p for p in batch if p.owner == item.owner and p.index != item.index),
-        key=lambda p: (p.valid_from, p.index),
-    )
-    before = [p for p in earlier if p.valid_from <= item.valid_from]
-    as_claims = [_Known(p.fact.id, p.fact.text, p.fact.id, p.fact.text, p.valid_from, OPEN)
-                 for p in before]  # fmt: skip
-    pairs = [_pair(known, item) for known in _judged(judge, item, [*stored, *as_claims], near)]
-    pairs += [(p.fact.text, item.fact.text) for p in before[-LIKELY:]]
-    return [(a, b) for a, b in pairs if normalize_text(a) != normalize_text(b)]
-
-
 def _decide(
     judge: ClaimJudge,
     item: _Placed,
     judged: Sequence[_Known],
-    verdicts: _Verdicts,
+    verdicts: Mapping[Pair, Verdict],
     slots: set[str],
 ) -> Fact:
     """The claim statement ``item`` becomes: it restates a claim, ends one, or starts one in
     a slot of its own."""
     restates: tuple[float, _Known] | None = None
     ends: tuple[float, _Known] | None = None
-    verdicts.prefetch(_pair(other, item) for other in judged)  # one call for any still unscored
     for other in judged:
         if normalize_text(other.text) == normalize_text(item.fact.text):
             return _claim(judge, item, other.slot, other.object, RESTATES, 1.0, other.id)

@@ -46,6 +46,7 @@ def results() -> dict[str, Any]:
         "profile": "tiny",
         "seed": 3,
         "k": 3,
+        "seconds": 42.0,
         "environment": environment(),
     }
     return scored(bench, meta=meta, seed=3)
@@ -94,6 +95,11 @@ def test_the_report_folder_round_trips(results: dict[str, Any], tmp_path: Path) 
     assert "![clean_vs_ratio.png](clean_vs_ratio.png)" in text
     assert "## synthetic-prose (prose)" in text
     assert "no prose detector available" not in text
+
+
+def test_the_report_gives_the_whole_runs_wall_time(results: dict[str, Any]) -> None:
+    # broke: the header showed the tracks' time only, 0 s for a run of the observations track
+    assert "wall time 42 s" in markdown(results, [])
 
 
 def test_the_terminal_summary_shows_every_method(results: dict[str, Any]) -> None:
@@ -153,7 +159,8 @@ def test_a_failing_method_is_recorded_not_hidden() -> None:
     )
     (method,) = bench.datasets[0].methods
     assert (method.status, method.note) == ("failed", "RuntimeError: no luck")
-    meta = {"command": "x", "profile": "tiny", "seed": 0, "k": 5, "environment": environment()}
+    meta = {"command": "x", "profile": "tiny", "seed": 0, "k": 5, "seconds": 1.0}
+    meta["environment"] = environment()
     assert failures(scored(bench, meta=meta)) == ["synthetic-keyed/broken: RuntimeError: no luck"]
     assert "failed" in markdown(scored(bench, meta=meta), [])
 
