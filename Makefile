@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # find it through TEMPORAL_RAG_DATA / --data-dir, and skip what is absent.
 DATA_DIR ?= ../shared/data
 
-.PHONY: bench demo test lint format bench-ledger bench-nli bench-index bench-memory bench-embedder \
+.PHONY: bench demo test postgres lint format bench-ledger bench-nli bench-index bench-memory bench-embedder \
 	train-kappa train-frames eval-kappa clean
 
 $(STAMP): pyproject.toml benchmarks/pyproject.toml training/pyproject.toml Makefile
@@ -29,8 +29,16 @@ demo: $(STAMP)  ## a changing timeline in an embedded ledger
 	mkdir -p build
 	$(BIN)/temporal-rag demo --ledger build/demo-ledger.sqlite
 
-test: $(STAMP)  ## every test, benchmarks included as smoke runs (no timing asserted)
+test: $(STAMP) postgres  ## every test, benchmarks included as smoke runs (no timing asserted)
 	TEMPORAL_RAG_DATA=$(DATA_DIR) $(BIN)/python -m pytest --benchmark-disable
+
+# The server tests start a throwaway PostgreSQL cluster on loopback (tests/servers.py) from
+# Debian's postgresql package; as root (CI) it is installed when missing.
+postgres:
+	@if command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; \
+	then :; elif [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; \
+	else echo "PostgreSQL is not installed: its tests will skip (apt-get install postgresql)"; fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

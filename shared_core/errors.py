@@ -24,9 +24,10 @@ Each error inherits :class:`TemporalRagError` (catch everything of ours) and the
         ├── NotALedgerError(ValueError)        the file is not a temporal-rag ledger
         ├── SchemaVersionError                 written by a newer temporal-rag
         ├── LedgerCorruptError                 the file is damaged
-        └── LedgerBusyError(TimeoutError)      other writers held the lock past the retries
+        ├── LedgerBusyError(TimeoutError)      other writers held the lock past the retries
+        └── LedgerUnavailableError(ConnectionError)  the ledger's server cannot be reached
 
-Foreign errors (sqlite3, ...) are translated where they cross into this library, with the
+Foreign errors (sqlite3, psycopg, ...) are translated where they cross into this library, with the
 original kept as ``__cause__``.
 """
 
@@ -177,3 +178,7 @@ __all__ = [
     "TemporalRagError",
     "VectorIndexError",
 ]
+
+
+class LedgerUnavailableError(LedgerError, ConnectionError):
+    """The ledger's server refused or lost the connection; the failed call kept nothing."""

@@ -2,6 +2,7 @@
 
 from shared_core.ledger.in_memory import InMemoryLedger
 from shared_core.ledger.ledger import Ledger
+from shared_core.ledger.postgres import PostgresLedger
 from shared_core.ledger.prose import ProseSupersession
 from shared_core.ledger.records import StatementRow, StoredStatement, VersionRow
 from shared_core.ledger.results import (
@@ -23,6 +24,7 @@ __all__ = [
     "InMemoryLedger",
     "Ledger",
     "LedgerStore",
+    "PostgresLedger",
     "ProseSupersession",
     "SQLiteLedger",
     "StatementRow",

@@ -1,11 +1,12 @@
 """One writer of conflicting facts, run in a process or a thread by test_concurrent_writers.py.
 
 ``python -m tests.integration.concurrent_writer LEDGER WORKER OPERATIONS SEED GO`` opens the
-SQLite ledger file LEDGER, waits until the file GO exists (so all writers start together),
-performs OPERATIONS seeded writes on a few shared keys and prints its log as one JSON document.
-Every log entry is an operation with what the ledger acknowledged (decisions and statement ids)
-or the documented error it raised; the parent replays the acknowledged ones through the oracle
-in the order the ledger recorded them.
+ledger LEDGER (an SQLite file, or ``postgresql://...#schema``: see :func:`open_ledger`),
+waits until the file GO exists (so all writers start together), performs OPERATIONS seeded
+writes on a few shared keys and prints its log as one JSON document. Every log entry is an
+operation with what the ledger acknowledged (decisions and statement ids) or the documented
+error it raised; the parent replays the acknowledged ones through the oracle in the order the
+ledger recorded them.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from typing import Any
 
 from shared_core.errors import TemporalRagError
 from shared_core.facts import Decision, Fact
+from shared_core.ledger.ledger import Ledger
+from shared_core.ledger.postgres import PostgresLedger
 from shared_core.ledger.results import WriteResult
 from shared_core.ledger.sqlite import SQLiteLedger
 
@@ -132,9 +135,17 @@ def run(target: Target, worker: int, operations: int, seed: int) -> list[dict[st
     return log
 
 
+def open_ledger(location: str, **options: Any) -> Ledger:
+    """An existing ledger: ``postgresql://...#schema`` on a server, else an SQLite file."""
+    if location.startswith("postgresql://"):
+        url, _, schema = location.partition("#")
+        return PostgresLedger(url, schema=schema, create=False, **options)
+    return SQLiteLedger(location, durability="normal", create=False, **options)
+
+
 def main(argv: list[str]) -> None:
     path, worker, operations, seed, go = argv
-    ledger = SQLiteLedger(path, durability="normal", create=False)
+    ledger = open_ledger(path)
     started = time.monotonic()
     while not Path(go).exists():
         if time.monotonic() - started > 60:

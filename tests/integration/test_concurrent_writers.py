@@ -2,7 +2,7 @@
 
 Four processes and, separately, eight threads (each with its own connection to the file, and
 then all through one TemporalMemory) write conflicting facts on the same few keys at the same
-few valid times into one SQLite ledger: supersessions, corrections at equal valid_from,
+few valid times into one ledger: supersessions, corrections at equal valid_from,
 backfills, retractions. Each writer logs what the ledger acknowledged. Then:
 
 * every acknowledged statement id is in the ledger, and every statement in the ledger was
@@ -24,9 +24,11 @@ import sqlite3
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -35,6 +37,8 @@ from shared_core.embedders.base import HashingEmbedder
 from shared_core.errors import LedgerBusyError
 from shared_core.facts import Cardinality, Fact
 from shared_core.index.chroma import ChromaIndex
+from shared_core.ledger.ledger import Ledger
+from shared_core.ledger.postgres import PostgresLedger, lock_id
 from shared_core.ledger.records import StatementRow
 from shared_core.ledger.sqlite import SQLiteLedger
 from shared_core.memory.core import TemporalMemory
@@ -44,6 +48,7 @@ from tests.integration.concurrent_writer import (
     Target,
     as_fact,
     day,
+    open_ledger,
     run,
 )
 from tests.integration.ledger_checks import (
@@ -53,13 +58,18 @@ from tests.integration.ledger_checks import (
     overlapping_versions,
 )
 from tests.oracle import Oracle
+from tests.servers import drop_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 4_242
+L = TypeVar("L", bound=Ledger)
 
 
 def new_ledger(path: Path, **options: Any) -> SQLiteLedger:
-    ledger = SQLiteLedger(path, durability="normal", **options)
+    return declare(SQLiteLedger(path, durability="normal", **options))
+
+
+def declare(ledger: L) -> L:
     for relation, cardinality in CARDINALITIES.items():
         ledger.declare(relation, cardinality)
     return ledger
@@ -185,14 +195,68 @@ def in_threads(count: int, work: Callable[[int], list[dict[str, Any]]]) -> list[
     return logs
 
 
+# ---------------------------------------------------------------- the ledgers
+class Store:
+    """Where the ledger of a test lives: an SQLite file, or a schema on the PostgreSQL server;
+    opens it with a busy timeout and retries, and holds its writer lock from outside."""
+
+    def __init__(self, location: str, blocker: Callable[[], AbstractContextManager[None]]):
+        self.location = location
+        self.blocker = blocker
+
+    def open(self, *, timeout: float | None = None, retries: int | None = None) -> Ledger:
+        options: dict[str, Any] = {} if retries is None else {"busy_retries": retries}
+        if timeout is not None:
+            kind = "lock_timeout" if self.location.startswith("postgresql") else "busy_timeout"
+            options[kind] = timeout
+        return open_ledger(self.location, **options)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    """The SQLite file and the PostgreSQL server must give the same guarantees."""
+    if request.param == "sqlite":
+        path = tmp_path / "ledger.sqlite"
+        new_ledger(path).close()
+
+        @contextmanager
+        def sqlite_lock() -> Iterator[None]:
+            blocker = sqlite3.connect(path, isolation_level=None)
+            blocker.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            finally:
+                blocker.execute("ROLLBACK")
+                blocker.close()
+
+        yield Store(str(path), sqlite_lock)
+        return
+    url: str = request.getfixturevalue("postgres_url")
+    schema = f"w_{uuid.uuid4().hex[:12]}"
+    with PostgresLedger(url, schema=schema) as ledger:
+        declare(ledger)
+
+    @contextmanager
+    def advisory_lock() -> Iterator[None]:
+        import psycopg
+
+        with psycopg.connect(url, autocommit=True) as blocker:
+            blocker.execute("SELECT pg_advisory_lock(%s)", (lock_id(schema),))
+            yield
+
+    try:
+        yield Store(f"{url}#{schema}", advisory_lock)
+    finally:
+        drop_schema(url, schema)
+
+
 # ---------------------------------------------------------------- the tests
 def test_four_processes_writing_the_same_keys_lose_nothing_and_match_the_oracle(
-    tmp_path: Path, request: pytest.FixtureRequest
+    store: Store, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    path, go = tmp_path / "ledger.sqlite", tmp_path / "go"
-    new_ledger(path).close()
+    go = tmp_path / "go"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "tests.integration.concurrent_writer", str(path)]
+    command = [sys.executable, "-m", "tests.integration.concurrent_writer", store.location]
     processes = [
         subprocess.Popen(
             [*command, str(worker), "60", str(SEED), str(go)],
@@ -210,32 +274,30 @@ def test_four_processes_writing_the_same_keys_lose_nothing_and_match_the_oracle(
         out, err = process.communicate(timeout=120)
         assert process.returncode == 0, err
         logs.append(json.loads(out))
-    with SQLiteLedger(path, create=False) as ledger:
+    with store.open() as ledger:
         counts = check_everything(ledger, logs)
-    summary(request.config, "4 processes", counts)
+    summary(request.config, f"4 processes, {request.node.callspec.id}", counts)
 
 
 def test_eight_threads_with_their_own_connections_lose_nothing_and_match_the_oracle(
-    tmp_path: Path, request: pytest.FixtureRequest
+    store: Store, request: pytest.FixtureRequest
 ) -> None:
-    path = tmp_path / "ledger.sqlite"
-    new_ledger(path).close()
-    ledgers = [SQLiteLedger(path, durability="normal") for _ in range(8)]
+    ledgers = [store.open() for _ in range(8)]
     try:
         logs = in_threads(8, lambda w: run(Target.of_ledger(ledgers[w]), w, 40, SEED))
     finally:
         for ledger in ledgers:
             ledger.close()
-    with SQLiteLedger(path, create=False) as ledger:
+    with store.open() as ledger:
         counts = check_everything(ledger, logs)
-    summary(request.config, "8 threads, 8 connections", counts)
+    summary(request.config, f"8 threads, 8 connections, {request.node.callspec.id}", counts)
 
 
 def test_eight_threads_through_one_memory_keep_ledger_and_index_in_step(
-    tmp_path: Path, request: pytest.FixtureRequest
+    store: Store, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     memory = TemporalMemory(
-        ledger=new_ledger(tmp_path / "ledger.sqlite"),
+        ledger=store.open(),
         index=ChromaIndex(tmp_path / "index"),
         embedder=HashingEmbedder(32),
     )
@@ -244,19 +306,16 @@ def test_eight_threads_through_one_memory_keep_ledger_and_index_in_step(
         counts = check_everything(memory.ledger, logs)
         _, versions = memory.ledger.export()
         assert index_disagreements(memory, versions, random.Random(SEED)) == []
-    summary(request.config, "8 threads, one TemporalMemory", counts)
+    summary(request.config, f"8 threads, one TemporalMemory, {request.node.callspec.id}", counts)
 
 
 def test_a_held_lock_is_a_busy_error_for_every_write_and_nothing_partial_is_stored(
-    tmp_path: Path,
+    store: Store,
 ) -> None:
-    path = tmp_path / "ledger.sqlite"
-    ledger = new_ledger(path, busy_timeout=0.02, busy_retries=2)
+    ledger = store.open(timeout=0.02, retries=2)
     first = ledger.write(as_fact(_lives("Maria", "Berlin", 1, "a")))
     other = ledger.write(as_fact(_lives("Jonas", "Berlin", 1, "z")))
     before = ledger.export()
-    blocker = sqlite3.connect(path, isolation_level=None)
-    blocker.execute("BEGIN IMMEDIATE")
     writes: list[Callable[[], Any]] = [
         lambda: ledger.write_many(
             [as_fact(_lives(s, "Oslo", 5, f"b{s}")) for s in ("Maria", "Jonas", "Aiko")]
@@ -267,14 +326,11 @@ def test_a_held_lock_is_a_busy_error_for_every_write_and_nothing_partial_is_stor
         lambda: ledger.retire(other.statement_id),
         lambda: ledger.declare("speaks", "many"),
     ]
-    try:
+    with store.blocker():
         for write in writes:
             with pytest.raises(LedgerBusyError, match="locked by other writers"):
                 write()
         assert ledger.export() == before, "a refused write left something behind"
-    finally:
-        blocker.execute("ROLLBACK")
-        blocker.close()
     for write in writes:  # the lock is gone: the same writes now go through
         write()
     statements, _ = ledger.export()
@@ -283,26 +339,22 @@ def test_a_held_lock_is_a_busy_error_for_every_write_and_nothing_partial_is_stor
 
 
 def test_contended_writers_with_no_retries_fail_loudly_or_store_everything(
-    tmp_path: Path, request: pytest.FixtureRequest
+    store: Store, request: pytest.FixtureRequest
 ) -> None:
     """Real contention, tiny timeout, no retries: every write is either acknowledged and stored
     or refused with a documented error and absent (checked by check_everything)."""
-    path = tmp_path / "ledger.sqlite"
-    new_ledger(path).close()
-    ledgers = [
-        SQLiteLedger(path, durability="normal", busy_timeout=0.001, busy_retries=0)
-        for _ in range(6)
-    ]
+    ledgers = [store.open(timeout=0.001, retries=0) for _ in range(6)]
     try:
         logs = in_threads(6, lambda w: run(Target.of_ledger(ledgers[w]), w, 40, SEED + 2))
     finally:
         for ledger in ledgers:
             ledger.close()
-    with SQLiteLedger(path, create=False) as ledger:
+    with store.open() as ledger:
         counts = check_everything(ledger, logs)
     refusals = {entry["error"] for log in logs for entry in log if "error" in entry}
     assert refusals <= {"LedgerBusyError", "NothingToRetractError", "InvalidOperationError"}
-    summary(request.config, "6 threads, busy_timeout 1 ms, no retries", counts)
+    label = f"6 threads, busy timeout 1 ms, no retries, {request.node.callspec.id}"
+    summary(request.config, label, counts)
 
 
 def _lives(subject: str, city: str, valid_day: int, fact_id: str) -> dict[str, Any]:

@@ -1,0 +1,39 @@
+"""Fixtures every test folder shares: the real servers of tests/servers.py."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from tests.servers import ServerUnavailableError, postgres_server
+
+POSTGRES_URL_ENV = "TEMPORAL_RAG_POSTGRES_URL"
+
+
+def unavailable(reason: str) -> None:
+    """Skip with ``reason`` on a developer's machine; fail under CI, which must run them."""
+    if os.environ.get("CI"):
+        pytest.fail(f"CI must run the server tests, but: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A PostgreSQL server's URL: ``$TEMPORAL_RAG_POSTGRES_URL``, else a throwaway cluster
+    started for this test session on loopback (stopped at its end)."""
+    given = os.environ.get(POSTGRES_URL_ENV)
+    if given:
+        yield given
+        return
+    try:
+        server = postgres_server()
+        url = server.__enter__()
+    except (ServerUnavailableError, ImportError) as exc:
+        unavailable(f"no PostgreSQL server: {exc}")
+        return
+    try:
+        yield url
+    finally:
+        server.__exit__(None, None, None)

@@ -1,0 +1,186 @@
+"""What only the PostgreSQL ledger can get wrong: URLs, schemas, servers, connections."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import psycopg
+import pytest
+
+from shared_core import HashingEmbedder, NumpyIndex, TemporalMemory
+from shared_core.errors import (
+    InvalidInputError,
+    LedgerError,
+    LedgerNotFoundError,
+    LedgerUnavailableError,
+    NotALedgerError,
+    SchemaVersionError,
+)
+from shared_core.facts import Fact, FactStatus
+from shared_core.ledger import PostgresLedger
+from shared_core.ledger.postgres_schema import SCHEMA_VERSION
+from tests.servers import drop_schema, free_port
+
+
+def lives(city: str, year: int) -> Fact:
+    return Fact(
+        text=f"Maria lives in {city}",
+        subject="Maria",
+        relation="lives in",
+        object=city,
+        valid_from=datetime(year, 1, 1, tzinfo=UTC),
+    )
+
+
+@pytest.fixture
+def schema(postgres_url: str) -> Iterator[str]:
+    """A schema name of this test's own, dropped after."""
+    name = f"p_{uuid.uuid4().hex[:12]}"
+    yield name
+    drop_schema(postgres_url, name)
+
+
+def test_reopening_keeps_facts_declarations_and_record_time(postgres_url: str, schema: str) -> None:
+    with PostgresLedger(postgres_url, schema=schema) as ledger:
+        ledger.declare("speaks", "many")
+        first = ledger.write(lives("Berlin", 2019))
+    with PostgresLedger(postgres_url, schema=schema, create=False) as ledger:
+        assert ledger.cardinality("speaks") == "many"
+        again = ledger.write(lives("Lisbon", 2021))
+        assert first.fact is not None
+        assert again.fact is not None
+        assert again.fact.recorded_at >= first.fact.recorded_at  # type: ignore[operator]
+        assert [(f.object, f.status) for f in ledger.history("Maria", "lives in")] == [
+            ("Berlin", FactStatus.SUPERSEDED),
+            ("Lisbon", FactStatus.CURRENT),
+        ]
+
+
+def test_two_ledgers_in_one_database_do_not_see_each_other(postgres_url: str) -> None:
+    one, two = f"a_{uuid.uuid4().hex[:10]}", f"b_{uuid.uuid4().hex[:10]}"
+    try:
+        with (
+            PostgresLedger(postgres_url, schema=one) as first,
+            PostgresLedger(postgres_url, schema=two) as second,
+        ):
+            first.write(lives("Berlin", 2019))
+            assert second.current() == []
+    finally:
+        drop_schema(postgres_url, one)
+        drop_schema(postgres_url, two)
+
+
+def test_a_second_connection_sees_writes_and_follows_the_change_feed(
+    postgres_url: str, schema: str
+) -> None:
+    with (
+        PostgresLedger(postgres_url, schema=schema) as writer,
+        PostgresLedger(postgres_url, schema=schema) as reader,
+    ):
+        before = reader.revision()
+        cursor = reader.changes().cursor
+        writer.write(lives("Berlin", 2019))
+        writer.write(lives("Lisbon", 2021))
+        assert reader.revision() != before
+        assert [f.object for f in reader.current()] == ["Lisbon"]
+        changes = reader.changes(cursor)
+        assert {r.text for r in changes.records} == {
+            "Maria lives in Berlin",
+            "Maria lives in Lisbon",
+        }
+        assert reader.changes(changes.cursor).records == ()
+
+
+def test_a_memory_over_postgres_searches_the_current_state(postgres_url: str, schema: str) -> None:
+    memory = TemporalMemory(
+        ledger=PostgresLedger(postgres_url, schema=schema),
+        index=NumpyIndex(),
+        embedder=HashingEmbedder(dimension=64),
+    )
+    with memory:
+        memory.add(lives("Berlin", 2019))
+        memory.add(lives("Lisbon", 2021))
+        hits = memory.search("where does Maria live", k=3)
+        assert [hit.fact.object for hit in hits] == ["Lisbon"]
+
+
+@pytest.mark.parametrize(
+    ("url", "field"),
+    [("sqlite:///x.db", "url"), ("", "url"), ("postgresql://h/db", "schema")],
+)
+def test_bad_urls_and_schema_names_name_the_field(url: str, field: str) -> None:
+    with pytest.raises(InvalidInputError, match=field):
+        PostgresLedger(url, schema="Bad-Name" if field == "schema" else "ok")
+
+
+def test_an_unreachable_server_is_a_clear_error_quickly() -> None:
+    url = f"postgresql://postgres@127.0.0.1:{free_port()}/postgres"
+    with pytest.raises(LedgerUnavailableError, match="unreachable") as caught:
+        PostgresLedger(url, connect_timeout=2)
+    assert isinstance(caught.value, ConnectionError)
+    assert isinstance(caught.value, LedgerError)
+
+
+def test_a_schema_of_another_application_is_refused_and_left_alone(
+    postgres_url: str, schema: str
+) -> None:
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+        conn.execute(f"CREATE TABLE {schema}.users (name TEXT)")
+        conn.execute(f"INSERT INTO {schema}.users VALUES ('ana')")
+    with pytest.raises(NotALedgerError, match="no temporal-rag ledger"):
+        PostgresLedger(postgres_url, schema=schema)
+    with psycopg.connect(postgres_url) as conn:
+        tables = conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", (schema,)
+        ).fetchall()
+        assert tables == [("users",)]
+
+
+def test_create_false_never_creates(postgres_url: str, schema: str) -> None:
+    with pytest.raises(LedgerNotFoundError, match="does not exist"):
+        PostgresLedger(postgres_url, schema=schema, create=False)
+    with psycopg.connect(postgres_url) as conn:
+        found = conn.execute(
+            "SELECT 1 FROM information_schema.schemata WHERE schema_name = %s", (schema,)
+        ).fetchone()
+        assert found is None
+
+
+def test_a_ledger_from_a_newer_version_is_refused(postgres_url: str, schema: str) -> None:
+    PostgresLedger(postgres_url, schema=schema).close()
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(
+            f"INSERT INTO {schema}.schema_migrations VALUES (%s, 0)", (SCHEMA_VERSION + 1,)
+        )
+    with pytest.raises(SchemaVersionError, match="upgrade"):
+        PostgresLedger(postgres_url, schema=schema)
+
+
+def test_a_killed_connection_is_an_unavailable_error_and_the_next_call_reconnects(
+    postgres_url: str, schema: str
+) -> None:
+    with PostgresLedger(postgres_url, schema=schema) as ledger:
+        ledger.write(lives("Berlin", 2019))
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            killed = admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE pid <> pg_backend_pid() AND datname = 'postgres' "
+                "AND backend_type = 'client backend'"
+            ).fetchall()
+        assert killed
+        assert all(ok for (ok,) in killed)
+        ledger.write(lives("Lisbon", 2021))  # the pool checks and replaces dead connections
+        assert [f.object for f in ledger.current()] == ["Lisbon"]
+
+
+def test_closing_twice_is_harmless_and_a_closed_ledger_says_so(
+    postgres_url: str, schema: str
+) -> None:
+    ledger = PostgresLedger(postgres_url, schema=schema)
+    ledger.close()
+    ledger.close()
+    with pytest.raises(LedgerError):
+        ledger.current()
