@@ -154,6 +154,10 @@ class LedgerBusyError(LedgerError, TimeoutError):
     """Other writers held the ledger's lock for longer than the configured retries allow."""
 
 
+class LedgerUnavailableError(LedgerError, ConnectionError):
+    """The ledger's server refused or lost the connection; the failed call kept nothing."""
+
+
 __all__ = [
     "CardinalityConflictError",
     "DetectorError",
@@ -169,6 +173,7 @@ __all__ = [
     "LedgerCorruptError",
     "LedgerError",
     "LedgerNotFoundError",
+    "LedgerUnavailableError",
     "MissingDependencyError",
     "ModelNotFoundError",
     "NotALedgerError",
@@ -178,7 +183,3 @@ __all__ = [
     "TemporalRagError",
     "VectorIndexError",
 ]
-
-
-class LedgerUnavailableError(LedgerError, ConnectionError):
-    """The ledger's server refused or lost the connection; the failed call kept nothing."""

@@ -7,9 +7,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.servers import ServerUnavailableError, postgres_server
+from tests.servers import ServerUnavailableError, chroma_server, postgres_server
 
 POSTGRES_URL_ENV = "TEMPORAL_RAG_POSTGRES_URL"
+CHROMA_URL_ENV = "TEMPORAL_RAG_CHROMA_URL"
 
 
 def unavailable(reason: str) -> None:
@@ -32,6 +33,26 @@ def postgres_url() -> Iterator[str]:
         url = server.__enter__()
     except (ServerUnavailableError, ImportError) as exc:
         unavailable(f"no PostgreSQL server: {exc}")
+        return
+    try:
+        yield url
+    finally:
+        server.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="session")
+def chroma_url() -> Iterator[str]:
+    """A Chroma server's URL: ``$TEMPORAL_RAG_CHROMA_URL``, else ``chroma run`` started for
+    this test session on loopback (stopped at its end)."""
+    given = os.environ.get(CHROMA_URL_ENV)
+    if given:
+        yield given
+        return
+    try:
+        server = chroma_server()
+        url = server.__enter__()
+    except ServerUnavailableError as exc:
+        unavailable(f"no Chroma server: {exc}")
         return
     try:
         yield url

@@ -5,6 +5,8 @@ any ``initdb``/``pg_ctl`` on PATH). A test module asks for it through the ``post
 fixture (tests/conftest.py): when no server can start, the tests skip with the reason on a
 developer's machine and fail under CI (``CI`` set), so a CI run never passes by skipping them.
 ``TEMPORAL_RAG_POSTGRES_URL`` points the tests at a server of your own instead.
+``chroma_server()`` runs ``chroma run`` (it ships with chromadb) on a folder of its own, for the
+``chroma_url`` fixture (``TEMPORAL_RAG_CHROMA_URL``: a server of your own).
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -125,3 +129,81 @@ def drop_schema(url: str, name: str) -> None:
 
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+
+
+def _chroma_tool() -> str:
+    beside = Path(sys.executable).with_name("chroma")
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("chroma")
+    if found is None:
+        raise ServerUnavailableError("no `chroma` command: pip install chromadb")
+    return found
+
+
+@contextmanager
+def chroma_server() -> Iterator[str]:
+    """``chroma run`` on 127.0.0.1 over a fresh folder; yields ``http://127.0.0.1:PORT`` and
+    stops it, removing the folder, on exit."""
+    command = _chroma_tool()
+    folder = Path(tempfile.mkdtemp(prefix="temporal-rag-chroma-"))
+    port = free_port()
+    log = (folder / "server.log").open("wb")
+    process = subprocess.Popen(
+        [
+            command,
+            "run",
+            "--path",
+            str(folder / "data"),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_chroma(url, process)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=30)
+        log.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def wait_for_chroma(url: str, process: subprocess.Popen[bytes] | None = None) -> None:
+    """Return once the Chroma server at ``url`` answers its heartbeat."""
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while True:
+        if process is not None and process.poll() is not None:
+            raise ServerUnavailableError(f"chroma run exited with {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=2) as answer:
+                if answer.status == 200:
+                    return
+        except OSError as exc:
+            if time.monotonic() > deadline:
+                raise ServerUnavailableError(f"Chroma at {url} did not answer: {exc}") from exc
+        time.sleep(0.2)
+
+
+def close_chroma_client(client: object) -> None:
+    """Close a chromadb.HttpClient for good. In chromadb 1.5 ``close()`` leaves the httpx
+    sessions of the client and of its admin client open (an unclosed-socket ResourceWarning
+    when collected), so close those too."""
+    sessions = [
+        getattr(getattr(owner, "_server", None), "_session", None)
+        for owner in (client, getattr(client, "_admin_client", None))
+    ]
+    client.close()  # type: ignore[attr-defined]
+    for session in sessions:
+        if session is not None:
+            session.close()

@@ -11,8 +11,11 @@ top k; otherwise it queries them with a ``where`` that encodes visibility, and m
 A small ``{prefix}_state`` collection keeps, in its metadata, the change cursor, the bound
 embedder and the bookkeeping that proves the fast path exact (per namespace: the latest
 ``recorded_at``, the latest end of validity of believed ``hist`` rows, and the future-dated
-``live`` rows). Open one ChromaIndex per index at a time: it caches that bookkeeping and the
-collections' counts. chromadb is imported only when used.
+``live`` rows). Each ChromaIndex caches that bookkeeping and the collections' counts, and reads
+them again with the cursor, before it applies changes: several processes may share one index on
+a Chroma server as long as they mirror one ledger, whose mirror lock makes them apply the change
+feed one at a time (TemporalMemory does). An embedded folder is for one process at a time
+(Chroma's own limit). chromadb is imported only when used.
 """
 
 from __future__ import annotations
@@ -126,8 +129,15 @@ class ChromaIndex:
                 self._save_state()
 
     def cursor(self) -> ChangeCursor:
-        with self._lock:
+        """The change cursor as stored now: the bookkeeping and counts are read again, since
+        another process may have applied changes to the same collections (a Chroma server)."""
+        with self._lock, _translated("read the cursor"):
             self._open()
+            self._state = self._client.get_collection(
+                f"{self._prefix}_state", embedding_function=precomputed_embedding_function()
+            )
+            self._load_state(self._state.metadata or {})
+            self._counts.clear()
             return self._cursor
 
     def apply(

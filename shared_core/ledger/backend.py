@@ -49,6 +49,11 @@ class Backend(Protocol):
         """Changes whenever a transaction commits, from this process or another (cheap)."""
         ...
 
+    def mirror_lock(self) -> AbstractContextManager[None]:
+        """Held while a vector index applies the change feed: mirrors of one ledger in several
+        threads or processes apply it one at a time (writes go on meanwhile)."""
+        ...
+
     def last_record(self) -> tuple[Instant, int]:
         """The latest record time and statement seq used so far ((0, 0) when empty)."""
         ...

@@ -5,6 +5,7 @@ Transactions are all-or-nothing through an undo log. Nothing survives the proces
 
 from __future__ import annotations
 
+import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -34,6 +35,7 @@ class InMemoryBackend:
         self._commits = 0
         self._undo: list[Callable[[], object]] | None = None
         self._closed = False
+        self._mirror = threading.Lock()
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -52,6 +54,11 @@ class InMemoryBackend:
 
     def revision(self) -> tuple[int, int]:
         return 0, self._commits
+
+    @contextmanager
+    def mirror_lock(self) -> Iterator[None]:
+        with self._mirror:
+            yield
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:

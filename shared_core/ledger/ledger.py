@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, Self
@@ -450,6 +450,11 @@ class Ledger:
         revisions mean nothing changed in between, so a mirror need not ask for changes."""
         with self._lock:
             return self._backend.revision()
+
+    def mirror_lock(self) -> AbstractContextManager[None]:
+        """Held while a vector index applies this ledger's change feed, so that mirrors in
+        several threads or processes apply it one at a time (writers do not wait for it)."""
+        return self._backend.mirror_lock()
 
     def versions(
         self,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import random
 import re
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -32,7 +33,7 @@ from shared_core.errors import (
     SchemaVersionError,
 )
 from shared_core.facts import Cardinality, FactKey, Reason, encode_object
-from shared_core.ledger import postgres_schema as schema
+from shared_core.ledger import postgres_schema
 from shared_core.ledger import schema as codecs
 from shared_core.ledger.backend import FactRow, VersionQuery
 from shared_core.ledger.ledger import Ledger
@@ -84,7 +85,9 @@ class PostgresBackend:
         self.url = url
         self.schema_name = schema_name
         self._where = f"{_redacted(url)} (schema {schema_name})"
-        self.lock_id = lock_id(schema_name)
+        self._write_lock_id = lock_id(schema_name)
+        self._mirror_lock_id = lock_id(f"{schema_name}:mirror")
+        self._mirror = threading.Lock()
         self._lock_timeout_ms = int(lock_timeout * 1000)
         self._busy_retries = busy_retries
         self._keys: dict[FactKey, int] = {}
@@ -94,7 +97,7 @@ class PostgresBackend:
         self._pool = pool_module.ConnectionPool(
             url,
             min_size=1,
-            max_size=max(1, pool_size),
+            max_size=max(2, pool_size),  # the mirror lock holds one while the ledger reads
             kwargs={"connect_timeout": max(1, int(connect_timeout)), "autocommit": True},
             configure=self._configure,
             check=pool_module.ConnectionPool.check_connection,
@@ -111,10 +114,14 @@ class PostgresBackend:
             raise
 
     def _configure(self, conn: Any) -> None:
-        conn.execute(f"SET search_path TO {self.schema_name}")
+        from psycopg import sql
+
+        conn.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(self.schema_name)))
 
     # ------------------------------------------------------------------ setup
     def _open_schema(self, *, create: bool) -> None:
+        from psycopg import sql
+
         with self._pool.connection() as conn:
             exists = conn.execute(
                 "SELECT 1 FROM information_schema.schemata WHERE schema_name = %s",
@@ -123,8 +130,9 @@ class PostgresBackend:
             if exists is None and not create:
                 raise LedgerNotFoundError(f"no ledger at {self._where}: the schema does not exist")
             with conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (self.lock_id,))
-                conn.execute(f"CREATE SCHEMA IF NOT EXISTS {self.schema_name}")
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._write_lock_id,))
+                name = sql.Identifier(self.schema_name)
+                conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(name))
                 tables = self._table_names(conn)
                 if tables and "schema_migrations" not in tables:
                     raise NotALedgerError(
@@ -133,20 +141,20 @@ class PostgresBackend:
                 if not tables:
                     if not create:
                         raise LedgerNotFoundError(f"{self._where} holds no ledger")
-                    for statement in schema.SCHEMA:
+                    for statement in postgres_schema.SCHEMA:
                         conn.execute(statement)
                     conn.execute(
                         "INSERT INTO schema_migrations (version, applied_at) VALUES (%s, %s)",
-                        (schema.SCHEMA_VERSION, int(time.time() * 1_000_000)),
+                        (postgres_schema.SCHEMA_VERSION, int(time.time() * 1_000_000)),
                     )
                 found = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
-                if found is None or found > schema.SCHEMA_VERSION:
+                if found is None or found > postgres_schema.SCHEMA_VERSION:
                     raise SchemaVersionError(
                         f"{self._where} has schema version {found}; this temporal-rag reads up "
-                        f"to {schema.SCHEMA_VERSION}: upgrade temporal-rag"
+                        f"to {postgres_schema.SCHEMA_VERSION}: upgrade temporal-rag"
                     )
-                for version in range(found + 1, schema.SCHEMA_VERSION + 1):
-                    for statement in schema.MIGRATIONS[version]:
+                for version in range(found + 1, postgres_schema.SCHEMA_VERSION + 1):
+                    for statement in postgres_schema.MIGRATIONS[version]:
                         conn.execute(statement)
                     conn.execute(
                         "INSERT INTO schema_migrations (version, applied_at) VALUES (%s, %s)",
@@ -194,11 +202,11 @@ class PostgresBackend:
         self._pending_keys.clear()
 
     def _lock(self, conn: Any) -> None:
-        conn.execute(f"SET LOCAL lock_timeout = {self._lock_timeout_ms}")
+        conn.execute("SELECT set_config('lock_timeout', %s, true)", (f"{self._lock_timeout_ms}ms",))
         for attempt in range(self._busy_retries + 1):
             try:
                 with conn.transaction():  # a savepoint: a timed-out wait does not doom the rest
-                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (self.lock_id,))
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._write_lock_id,))
                 return
             except self._errors.LockNotAvailable as exc:
                 if attempt == self._busy_retries:
@@ -222,6 +230,17 @@ class PostgresBackend:
             finally:
                 self._conn = None
                 conn.execute("COMMIT")
+
+    @contextmanager
+    def mirror_lock(self) -> Iterator[None]:
+        # A session lock on a connection of its own: the mirror's reads go on in between. The
+        # thread lock first, so that waiting threads of this process do not take the pool.
+        with self._mirror, self._translated(), self._pool.connection() as conn:
+            conn.execute("SELECT pg_advisory_lock(%s)", (self._mirror_lock_id,))
+            try:
+                yield
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (self._mirror_lock_id,))
 
     def revision(self) -> tuple[int, int]:
         row = self._one("SELECT revision FROM ledger_clock WHERE id = 1")
@@ -283,27 +302,28 @@ class PostgresBackend:
     # ------------------------------------------------------------------ streams
     def load_stream(self, key_id: int | None, stream: str) -> StreamState:
         everything = (key_id, stream, -(2**63))
-        statements = self._all(schema.STREAM_STATEMENTS, everything)
-        versions = self._all(schema.STREAM_VERSIONS, everything)
+        statements = self._all(postgres_schema.STREAM_STATEMENTS, everything)
+        versions = self._all(postgres_schema.STREAM_VERSIONS, everything)
         return _state(statements, versions, complete=True)
 
     def load_tail(self, key_id: int | None, stream: str) -> StreamState:
-        last = self._all(schema.LAST_VERSION, (key_id, stream))
+        last = self._all(postgres_schema.LAST_VERSION, (key_id, stream))
         if not last:
             return self.load_stream(key_id, stream)
-        statements = self._all(schema.STREAM_STATEMENTS, (key_id, stream, last[0][3]))
+        statements = self._all(postgres_schema.STREAM_STATEMENTS, (key_id, stream, last[0][3]))
         return _state(statements, last, complete=False)
 
     def load_streams(self, key_id: int) -> dict[str, StreamState]:
         rows = self._all(
-            f"SELECT DISTINCT stream FROM statements WHERE key_id = %s AND {schema.BELIEVED_SQL}",
+            "SELECT DISTINCT stream FROM statements WHERE key_id = %s AND "
+            f"{postgres_schema.BELIEVED_SQL}",
             (key_id,),
         )
         return {stream: self.load_stream(key_id, stream) for (stream,) in rows}
 
     def insert_statement(self, row: StatementRow) -> None:
         self._execute(
-            schema.INSERT_STATEMENT,
+            postgres_schema.INSERT_STATEMENT,
             (
                 row.seq,
                 row.fact_id,
@@ -328,13 +348,13 @@ class PostgresBackend:
         )
 
     def retire_statement(self, seq: int, at: Instant, reason: Reason) -> None:
-        self._execute(schema.RETIRE_STATEMENT, (at, *codecs.reason_columns(reason), seq))
+        self._execute(postgres_schema.RETIRE_STATEMENT, (at, *codecs.reason_columns(reason), seq))
 
     def insert_version(
         self, version: Version, *, namespace: str, key_id: int | None, stream: str, at: Instant
     ) -> int:
         row = self._one(
-            schema.INSERT_VERSION,
+            postgres_schema.INSERT_VERSION,
             (
                 version.fact_id,
                 version.head_seq,
@@ -352,7 +372,7 @@ class PostgresBackend:
         return int(row[0])
 
     def retire_version(self, row_id: int, at: Instant, reason: Reason) -> None:
-        self._execute(schema.RETIRE_VERSION, (at, *codecs.reason_columns(reason), row_id))
+        self._execute(postgres_schema.RETIRE_VERSION, (at, *codecs.reason_columns(reason), row_id))
 
     # ------------------------------------------------------------------ reads
     def statement(self, seq: int) -> StatementRow:
@@ -371,7 +391,7 @@ class PostgresBackend:
         self, namespace: str, text_key: str, valid_from: Instant | None, valid_to: Instant | None
     ) -> StatementRow | None:
         clause = (
-            f"WHERE key_id IS NULL AND {schema.BELIEVED_SQL} AND namespace = %s "
+            f"WHERE key_id IS NULL AND {postgres_schema.BELIEVED_SQL} AND namespace = %s "
             "AND text_key = %s AND valid_to IS NOT DISTINCT FROM %s "
             "AND (%s::bigint IS NULL OR valid_from = %s) LIMIT 1"
         )
@@ -382,7 +402,7 @@ class PostgresBackend:
         where = ["v.valid_from <= %s", "v.valid_to > %s"]
         params: list[Any] = [query.valid_at, query.valid_at]
         if query.known_at >= OPEN - 1:
-            where.append(f"v.{schema.BELIEVED_SQL}")
+            where.append(f"v.{postgres_schema.BELIEVED_SQL}")
         else:
             where += ["v.recorded_at <= %s", "v.retired_at > %s"]
             params += [query.known_at, query.known_at]
@@ -402,25 +422,30 @@ class PostgresBackend:
             where.insert(0, "v.namespace = %s")
             params.insert(0, query.namespace)
         sql = (
-            f"{schema.FACT_SELECT} LEFT JOIN keys k ON k.key_id = v.key_id "
+            f"{postgres_schema.FACT_SELECT} LEFT JOIN keys k ON k.key_id = v.key_id "
             f"WHERE {' AND '.join(where)} "
             "ORDER BY v.key_id IS NULL, k.subject, k.relation, v.valid_from, v.row_id"
         )
         return self._fact_rows(sql, params)
 
     def key_versions(self, key_id: int, known_at: Instant) -> list[FactRow]:
-        sql = f"{schema.FACT_SELECT} WHERE v.key_id = %s AND v.recorded_at <= %s ORDER BY v.row_id"
+        sql = (
+            f"{postgres_schema.FACT_SELECT} WHERE v.key_id = %s AND v.recorded_at <= %s "
+            "ORDER BY v.row_id"
+        )
         return self._fact_rows(sql, [key_id, known_at])
 
     def versions_of_fact(self, fact_id: str) -> list[FactRow]:
         return self._fact_rows(
-            f"{schema.FACT_SELECT} WHERE v.fact_id = %s ORDER BY v.row_id", [fact_id]
+            f"{postgres_schema.FACT_SELECT} WHERE v.fact_id = %s ORDER BY v.row_id", [fact_id]
         )
 
     def versions_by_row(self, row_ids: list[int]) -> list[FactRow]:
         if not row_ids:
             return []
-        rows = self._fact_rows(f"{schema.FACT_SELECT} WHERE v.row_id = ANY(%s)", [list(row_ids)])
+        rows = self._fact_rows(
+            f"{postgres_schema.FACT_SELECT} WHERE v.row_id = ANY(%s)", [list(row_ids)]
+        )
         by_id = {row[0].row_id: row for row in rows}
         return [by_id[row_id] for row_id in row_ids if row_id in by_id]
 
@@ -428,19 +453,21 @@ class PostgresBackend:
         self, after_row: int, retired_from: Instant, *, strict: bool, limit: int
     ) -> list[FactRow]:
         start = retired_from + 1 if strict else retired_from
-        retired = self._fact_rows(schema.RETIRED_SINCE, [start, after_row])
-        inserted = self._fact_rows(schema.INSERTED_AFTER, [after_row, limit])
+        retired = self._fact_rows(postgres_schema.RETIRED_SINCE, [start, after_row])
+        inserted = self._fact_rows(postgres_schema.INSERTED_AFTER, [after_row, limit])
         return retired + inserted
 
     def count_retired_at(self, at: Instant) -> int:
-        return int(self._one(schema.COUNT_RETIRED_AT, (at,))[0])
+        return int(self._one(postgres_schema.COUNT_RETIRED_AT, (at,))[0])
 
     def last_row_id(self) -> int:
         return int(self._one("SELECT coalesce(max(row_id), 0) FROM versions")[0])
 
     def export(self) -> tuple[list[StatementRow], list[VersionRow]]:
         statements = self._statements("ORDER BY seq", ())
-        rows = self._all(f"SELECT {schema.VERSION_COLUMNS} FROM versions ORDER BY row_id", ())
+        rows = self._all(
+            f"SELECT {postgres_schema.VERSION_COLUMNS} FROM versions ORDER BY row_id", ()
+        )
         return statements, [codecs.decode_version(row) for row in rows]
 
     # ------------------------------------------------------------------ helpers
@@ -467,14 +494,16 @@ class PostgresBackend:
             return list(conn.execute(sql, params).fetchall())
 
     def _statements(self, clause: str, params: tuple[Any, ...]) -> list[StatementRow]:
-        rows = self._all(f"SELECT {schema.STATEMENT_COLUMNS} FROM statements {clause}", params)
+        rows = self._all(
+            f"SELECT {postgres_schema.STATEMENT_COLUMNS} FROM statements {clause}", params
+        )
         return [codecs.decode_statement(row) for row in rows]
 
     def _fact_rows(self, sql: str, params: list[Any]) -> list[FactRow]:
         return [
             (
-                codecs.decode_version(row[: schema.N_VERSION]),
-                codecs.decode_statement(row[schema.N_VERSION :]),
+                codecs.decode_version(row[: postgres_schema.N_VERSION]),
+                codecs.decode_statement(row[postgres_schema.N_VERSION :]),
             )
             for row in self._all(sql, params)
         ]

@@ -3,22 +3,17 @@
 The tables, columns and row codecs are the SQLite ledger's (:mod:`shared_core.ledger.schema`),
 so a row reads the same from either; text columns compare byte-wise (``COLLATE "C"``) so that
 orderings match SQLite's and Python's. The hot-path SQL is the SQLite ledger's, its ``?``
-placeholders turned into psycopg's (:func:`pg`). Later versions add migrations here and a row to
+placeholders turned into psycopg's. Later versions add migrations here and a row to
 ``schema_migrations``; a ledger whose version is newer than the library's is refused.
 """
 
 from __future__ import annotations
 
-from shared_core.ledger import schema as sqlite_schema
+from shared_core.ledger import schema
 
 SCHEMA_VERSION = 1
-BELIEVED_SQL = sqlite_schema.BELIEVED_SQL
-RETIRED_SQL = sqlite_schema.RETIRED_SQL
-
-
-def pg(sql: str) -> str:
-    """SQLite SQL as psycopg SQL: ``IS ?`` compares NULL-safely, ``?`` becomes ``%s``."""
-    return sql.replace(" IS ?", " IS NOT DISTINCT FROM ?").replace("?", "%s")
+BELIEVED_SQL = schema.BELIEVED_SQL
+RETIRED_SQL = schema.RETIRED_SQL
 
 
 _TEXT = 'TEXT COLLATE "C"'
@@ -113,17 +108,23 @@ SCHEMA: tuple[str, ...] = (
 MIGRATIONS: dict[int, tuple[str, ...]] = {}
 """The statements that bring a ledger from the previous version to this one."""
 
-INSERT_STATEMENT = pg(sqlite_schema.INSERT_STATEMENT)
-INSERT_VERSION = pg(sqlite_schema.INSERT_VERSION) + " RETURNING row_id"
-RETIRE_STATEMENT = pg(sqlite_schema.RETIRE_STATEMENT)
-RETIRE_VERSION = pg(sqlite_schema.RETIRE_VERSION)
-LAST_VERSION = pg(sqlite_schema.LAST_VERSION)
-STREAM_STATEMENTS = pg(sqlite_schema.STREAM_STATEMENTS)
-STREAM_VERSIONS = pg(sqlite_schema.STREAM_VERSIONS)
-RETIRED_SINCE = pg(sqlite_schema.RETIRED_SINCE)
-INSERTED_AFTER = pg(sqlite_schema.INSERTED_AFTER)
-COUNT_RETIRED_AT = pg(sqlite_schema.COUNT_RETIRED_AT)
-FACT_SELECT = sqlite_schema.FACT_SELECT
-STATEMENT_COLUMNS = sqlite_schema.STATEMENT_COLUMNS
-VERSION_COLUMNS = sqlite_schema.VERSION_COLUMNS
-N_VERSION = sqlite_schema.N_VERSION
+# The SQLite ledger's hot-path SQL with psycopg's placeholders (written out as str methods on
+# those constants, which tests/unit/test_no_unsafe_loading.py can prove static).
+INSERT_STATEMENT = schema.INSERT_STATEMENT.replace("?", "%s")
+INSERT_VERSION = schema.INSERT_VERSION.replace("?", "%s") + " RETURNING row_id"
+RETIRE_STATEMENT = schema.RETIRE_STATEMENT.replace("?", "%s")
+RETIRE_VERSION = schema.RETIRE_VERSION.replace("?", "%s")
+LAST_VERSION = schema.LAST_VERSION.replace(" IS ?", " IS NOT DISTINCT FROM %s").replace("?", "%s")
+STREAM_STATEMENTS = schema.STREAM_STATEMENTS.replace(" IS ?", " IS NOT DISTINCT FROM %s").replace(
+    "?", "%s"
+)
+STREAM_VERSIONS = schema.STREAM_VERSIONS.replace(" IS ?", " IS NOT DISTINCT FROM %s").replace(
+    "?", "%s"
+)
+RETIRED_SINCE = schema.RETIRED_SINCE.replace("?", "%s")
+INSERTED_AFTER = schema.INSERTED_AFTER.replace("?", "%s")
+COUNT_RETIRED_AT = schema.COUNT_RETIRED_AT.replace("?", "%s")
+FACT_SELECT = schema.FACT_SELECT
+STATEMENT_COLUMNS = schema.STATEMENT_COLUMNS
+VERSION_COLUMNS = schema.VERSION_COLUMNS
+N_VERSION = schema.N_VERSION

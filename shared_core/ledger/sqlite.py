@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -69,6 +70,7 @@ class SQLiteBackend:
         self._keys: dict[FactKey, int] = {}
         self._pending_keys: dict[FactKey, int] = {}
         self._commits = 0
+        self._mirror = threading.Lock()
         try:
             with self._translated():
                 self._open_schema(durability, create=create)
@@ -162,6 +164,12 @@ class SQLiteBackend:
         # data_version moves when another connection commits; our own commits are counted.
         with self._translated():
             return int(self._conn.execute("PRAGMA data_version").fetchone()[0]), self._commits
+
+    @contextmanager
+    def mirror_lock(self) -> Iterator[None]:
+        # A lock file beside the ledger: the SQLite lock would also stop the writers.
+        with self._mirror, _file_lock(self.path.with_name(self.path.name + ".mirror-lock")):
+            yield
 
     def _begin(self) -> None:
         for attempt in range(self._busy_retries + 1):
@@ -456,6 +464,23 @@ class SQLiteBackend:
             )
             for row in rows
         ]
+
+
+@contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    """An exclusive advisory lock on ``path`` between processes (POSIX flock; elsewhere the
+    in-process lock alone)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _refuse_foreign_file(path: Path) -> None:

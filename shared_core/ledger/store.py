@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
@@ -84,6 +85,7 @@ class LedgerStore(Protocol):
     def export(self) -> tuple[list[StatementRow], list[VersionRow]]: ...
     def changes(self, since: ChangeCursor | None = ..., *, limit: int = ...) -> ChangeSet: ...
     def revision(self) -> tuple[int, int]: ...
+    def mirror_lock(self) -> AbstractContextManager[None]: ...
     def versions(
         self,
         *,

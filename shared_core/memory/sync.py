@@ -41,19 +41,25 @@ class IndexSync:
     def catch_up(
         self, fresh: Mapping[str, Vector] | None = None, *, start: ChangeCursor | None = None
     ) -> ReconcileReport:
-        """Apply every change since ``start`` (default: the index's cursor).
+        """Apply every change since ``start`` (default: the index's cursor), holding the
+        ledger's mirror lock (other processes mirroring the same ledger into the same index
+        wait, then find the cursor moved on).
 
         ``fresh`` maps texts to vectors the caller just computed, so new statements are not
         embedded twice; other vectors come from the index, and only then from the embedder.
         """
+        with self._ledger.mirror_lock():
+            return self._catch_up(fresh or {}, start)
+
+    def _catch_up(self, fresh: Mapping[str, Vector], start: ChangeCursor | None) -> ReconcileReport:
         cursor = self._index.cursor() if start is None else start
         applied = embedded = 0
         while True:
             page = self._ledger.changes(cursor, limit=PAGE)
             if _behind(page.cursor, cursor):  # the index mirrors another ledger: start over
-                return self.rebuild()
+                return self._rebuild()
             if page.records or page.cursor != cursor:
-                vectors, computed = self._vectors(page.records, fresh or {})
+                vectors, computed = self._vectors(page.records, fresh)
                 self._index.apply(page.records, vectors, page.cursor)
                 applied += len(page.records)
                 embedded += computed
@@ -63,7 +69,11 @@ class IndexSync:
 
     def rebuild(self) -> ReconcileReport:
         """Re-apply every version row and drop index rows the ledger does not have."""
-        report = self.catch_up(start=ChangeCursor())
+        with self._ledger.mirror_lock():
+            return self._rebuild()
+
+    def _rebuild(self) -> ReconcileReport:
+        report = self._catch_up({}, ChangeCursor())
         _, versions = self._ledger.export()
         known = {row.row_id for row in versions}
         orphans = sorted(self._index.row_ids() - known)

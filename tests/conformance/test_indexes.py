@@ -1,4 +1,5 @@
-"""Both shipped vector indexes pass the conformance suite."""
+"""Every shipped vector index passes the conformance suite: NumPy, Chroma embedded, Chroma
+over HTTP against a real server."""
 
 from __future__ import annotations
 
@@ -65,6 +66,30 @@ class TestChromaIndex(IndexConformance):
         finally:
             index.close()
             ChromaIndex(client=self.client, prefix=prefix).drop()
+
+
+@pytest.fixture(scope="module")
+def chroma_http_client(chroma_url: str) -> Iterator[Any]:
+    pytest.importorskip("chromadb")
+    from tests.integration.concurrent_writer import http_client
+    from tests.servers import close_chroma_client
+
+    client = http_client(chroma_url)
+    yield client
+    close_chroma_client(client)
+
+
+class TestChromaServerIndex(TestChromaIndex):
+    """ChromaIndex over chromadb.HttpClient against a `chroma run` server."""
+
+    examples = 30
+
+    @pytest.fixture(autouse=True)
+    def _client(self, chroma_http_client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        from shared_core.index import chroma_layout
+
+        self.client = chroma_http_client
+        monkeypatch.setattr(chroma_layout, "OVERFETCH", 1)
 
 
 def test_a_reopened_chroma_index_keeps_everything(tmp_path: Path) -> None:

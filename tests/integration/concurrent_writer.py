@@ -1,7 +1,8 @@
 """One writer of conflicting facts, run in a process or a thread by test_concurrent_writers.py.
 
-``python -m tests.integration.concurrent_writer LEDGER WORKER OPERATIONS SEED GO`` opens the
-ledger LEDGER (an SQLite file, or ``postgresql://...#schema``: see :func:`open_ledger`),
+``python -m tests.integration.concurrent_writer LEDGER WORKER OPERATIONS SEED GO [INDEX]`` opens
+the ledger LEDGER (an SQLite file, or ``postgresql://...#schema``: see :func:`open_ledger`) and,
+with INDEX (``http://host:port#prefix``), a TemporalMemory over it and that Chroma server index,
 waits until the file GO exists (so all writers start together), performs OPERATIONS seeded
 writes on a few shared keys and prints its log as one JSON document. Every log entry is an
 operation with what the ledger acknowledged (decisions and statement ids) or the documented
@@ -20,12 +21,16 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from shared_core.embedders.base import HashingEmbedder
 from shared_core.errors import TemporalRagError
 from shared_core.facts import Decision, Fact
+from shared_core.index.chroma import ChromaIndex
 from shared_core.ledger.ledger import Ledger
 from shared_core.ledger.postgres import PostgresLedger
 from shared_core.ledger.results import WriteResult
 from shared_core.ledger.sqlite import SQLiteLedger
+from shared_core.memory.core import TemporalMemory
+from tests.servers import close_chroma_client
 
 SUBJECTS = ("Maria", "Jonas", "Aiko")
 CITIES = ("Berlin", "Lisbon", "Oslo", "Porto")
@@ -143,16 +148,36 @@ def open_ledger(location: str, **options: Any) -> Ledger:
     return SQLiteLedger(location, durability="normal", create=False, **options)
 
 
+def open_memory(ledger: Ledger, index_location: str, client: Any) -> TemporalMemory:
+    """A TemporalMemory over ``ledger`` and the Chroma server index ``http://host:port#prefix``
+    (``client``: a chromadb.HttpClient of that server)."""
+    index = ChromaIndex(client=client, prefix=index_location.partition("#")[2])
+    return TemporalMemory(ledger=ledger, index=index, embedder=HashingEmbedder(32))
+
+
+def http_client(url: str) -> Any:
+    """A chromadb.HttpClient for ``http://host:port`` (anything after ``#`` is ignored)."""
+    import chromadb
+
+    host, _, port = url.partition("#")[0].removeprefix("http://").partition(":")
+    return chromadb.HttpClient(host=host, port=int(port))
+
+
 def main(argv: list[str]) -> None:
-    path, worker, operations, seed, go = argv
+    path, worker, operations, seed, go, *index = argv
     ledger = open_ledger(path)
+    client = http_client(index[0]) if index else None
+    memory = open_memory(ledger, index[0], client) if index else None
     started = time.monotonic()
     while not Path(go).exists():
         if time.monotonic() - started > 60:
             raise SystemExit("never told to go")
         time.sleep(0.005)
-    log = run(Target.of_ledger(ledger), int(worker), int(operations), int(seed))
-    ledger.close()
+    target = Target.of_ledger(ledger) if memory is None else Target.of_memory(memory)
+    log = run(target, int(worker), int(operations), int(seed))
+    (ledger if memory is None else memory).close()
+    if client is not None:
+        close_chroma_client(client)
     print(json.dumps(log))
 
 

@@ -48,6 +48,7 @@ from tests.integration.concurrent_writer import (
     Target,
     as_fact,
     day,
+    http_client,
     open_ledger,
     run,
 )
@@ -58,7 +59,7 @@ from tests.integration.ledger_checks import (
     overlapping_versions,
 )
 from tests.oracle import Oracle
-from tests.servers import drop_schema
+from tests.servers import close_chroma_client, drop_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 4_242
@@ -279,6 +280,53 @@ def test_four_processes_writing_the_same_keys_lose_nothing_and_match_the_oracle(
     summary(request.config, f"4 processes, {request.node.callspec.id}", counts)
 
 
+def test_four_memories_in_four_processes_share_a_server_ledger_and_index(
+    postgres_url: str, chroma_url: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """PostgreSQL and a Chroma server shared by four processes, each with its own
+    TemporalMemory: the ledger matches the oracle and the index, caught up by the writers
+    themselves (one mirror at a time), matches the ledger exactly."""
+    schema, prefix, go = f"m_{uuid.uuid4().hex[:12]}", f"m{uuid.uuid4().hex[:12]}", tmp_path / "go"
+    with PostgresLedger(postgres_url, schema=schema) as ledger:
+        declare(ledger)
+    client = http_client(chroma_url)
+    command = [sys.executable, "-m", "tests.integration.concurrent_writer"]
+    location, index = f"{postgres_url}#{schema}", f"{chroma_url}#{prefix}"
+    try:
+        processes = [
+            subprocess.Popen(
+                [*command, location, str(worker), "30", str(SEED), str(go), index],
+                cwd=ROOT,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for worker in range(4)
+        ]
+        go.touch()
+        logs = []
+        for process in processes:
+            out, err = process.communicate(timeout=300)
+            assert process.returncode == 0, err
+            logs.append(json.loads(out))
+        memory = TemporalMemory(
+            ledger=PostgresLedger(postgres_url, schema=schema),
+            index=ChromaIndex(client=client, prefix=prefix),
+            embedder=HashingEmbedder(32),
+        )
+        with memory:
+            counts = check_everything(memory.ledger, logs)
+            assert memory.ledger.changes(memory.index.cursor()).records == ()  # nothing left
+            _, versions = memory.ledger.export()
+            assert index_disagreements(memory, versions, random.Random(SEED)) == []
+        summary(request.config, "4 processes, PostgreSQL + Chroma server, 4 memories", counts)
+    finally:
+        ChromaIndex(client=client, prefix=prefix).drop()
+        close_chroma_client(client)
+        drop_schema(postgres_url, schema)
+
+
 def test_eight_threads_with_their_own_connections_lose_nothing_and_match_the_oracle(
     store: Store, request: pytest.FixtureRequest
 ) -> None:
@@ -355,6 +403,37 @@ def test_contended_writers_with_no_retries_fail_loudly_or_store_everything(
     assert refusals <= {"LedgerBusyError", "NothingToRetractError", "InvalidOperationError"}
     label = f"6 threads, busy timeout 1 ms, no retries, {request.node.callspec.id}"
     summary(request.config, label, counts)
+
+
+def test_a_second_mirror_waits_for_the_first_on_another_connection(store: Store) -> None:
+    """The mirror lock holds across connections (and so processes): a second ledger object's
+    mirror gets it only once the first lets go, and writers do not wait for it."""
+    first, second = store.open(), store.open()
+    holding, got = threading.Event(), threading.Event()
+    release = threading.Event()
+
+    def hold() -> None:
+        with first.mirror_lock():
+            holding.set()
+            release.wait(timeout=60)
+
+    def take() -> None:
+        with second.mirror_lock():
+            got.set()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert holding.wait(timeout=30)
+    taker = threading.Thread(target=take)
+    taker.start()
+    second.write(as_fact(_lives("Maria", "Berlin", 1, "w")))  # a writer goes on meanwhile
+    assert not got.wait(timeout=0.5), "the second mirror ran while the first held the lock"
+    release.set()
+    holder.join(timeout=30)
+    assert got.wait(timeout=30)
+    taker.join(timeout=30)
+    first.close()
+    second.close()
 
 
 def _lives(subject: str, city: str, valid_day: int, fact_id: str) -> dict[str, Any]:

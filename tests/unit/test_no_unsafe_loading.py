@@ -163,11 +163,15 @@ def test_the_loading_scanner_allows_safe_calls(source: str) -> None:
 #     ``.append`` / ``.insert`` / ``.extend`` calls in the function are static (a ``for`` loop
 #     variable counts as assigned from the collection it iterates);
 #   - a parameter of a private helper (``_one(sql, ...)``) when every call of that helper in the
-#     module passes a static value for it.
+#     module passes a static value for it;
+#   - psycopg's composition ``sql.SQL(static).format(sql.Identifier(any), ...)``: an identifier
+#     (a PostgreSQL schema name) is quoted by psycopg, whatever its value.
 STR_METHODS = {"join", "format", "strip", "split", "replace", "upper", "lower"}
 GROWING = {"append", "insert", "extend"}
 EXECUTE = {"execute", "executemany", "executescript"}
 CLOCK_CONSTANTS = {"OPEN", "EARLIEST"}
+PSYCOPG_SQL = {"sql.SQL", "psycopg.sql.SQL"}
+PSYCOPG_IDENTIFIERS = {"sql.Identifier", "psycopg.sql.Identifier"}
 
 
 class StaticSql:
@@ -215,6 +219,10 @@ class StaticSql:
             )
         if isinstance(node, ast.Call):
             func = node.func
+            if _dotted(func) in PSYCOPG_IDENTIFIERS:
+                return True
+            if _dotted(func) in PSYCOPG_SQL:
+                return all(ok(a) for a in node.args) and not node.keywords
             if isinstance(func, ast.Attribute) and func.attr in STR_METHODS:
                 return (
                     ok(func.value)
