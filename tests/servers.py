@@ -196,14 +196,7 @@ def wait_for_chroma(url: str, process: subprocess.Popen[bytes] | None = None) ->
 
 
 def close_chroma_client(client: object) -> None:
-    """Close a chromadb.HttpClient for good. In chromadb 1.5 ``close()`` leaves the httpx
-    sessions of the client and of its admin client open (an unclosed-socket ResourceWarning
-    when collected), so close those too."""
-    sessions = [
-        getattr(getattr(owner, "_server", None), "_session", None)
-        for owner in (client, getattr(client, "_admin_client", None))
-    ]
-    client.close()  # type: ignore[attr-defined]
-    for session in sessions:
-        if session is not None:
-            session.close()
+    """Close a chromadb.HttpClient for good (see ChromaIndex's ``_close_client``)."""
+    from shared_core.index.chroma import _close_client
+
+    _close_client(client)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import urllib.parse
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cache
@@ -118,6 +119,31 @@ class ChromaIndex:
             except BaseException:
                 self.close()
                 raise
+
+    @classmethod
+    def connect(cls, url: str, *, prefix: str = "temporal_rag", **options: Any) -> ChromaIndex:
+        """An index on a Chroma server (``chroma run``), e.g. ``http://chroma.internal:8000``,
+        over an HTTP client of its own (closed with the index). Several processes may share
+        it when they mirror one ledger (see the module doc). ``options``: as for the class."""
+        parts = urllib.parse.urlsplit(url) if isinstance(url, str) else None
+        if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+            raise InvalidInputError(
+                "index", f"is {url!r}", "pass a Chroma server URL such as http://localhost:8000"
+            )
+        chromadb = _chromadb()
+        with _translated(f"connect to {parts.scheme}://{parts.hostname}:{parts.port or 8000}"):
+            client = chromadb.HttpClient(
+                host=parts.hostname,
+                port=parts.port or (443 if parts.scheme == "https" else 8000),
+                ssl=parts.scheme == "https",
+            )
+        try:
+            index = cls(client=client, prefix=prefix, **options)
+        except BaseException:
+            _close_client(client)
+            raise
+        index._owns_client = True
+        return index
 
     # ------------------------------------------------------------------ the port
     def bind(self, *, embedder: str, dimension: int) -> None:
@@ -233,7 +259,7 @@ class ChromaIndex:
             client = getattr(self, "_client", None)
             if self._owns_client and client is not None and hasattr(client, "close"):
                 with _translated("close the client"):
-                    client.close()
+                    _close_client(client)
 
     # ------------------------------------------------------------------ more than the port
     def drop(self) -> None:
@@ -436,6 +462,19 @@ def _translated(action: str) -> Iterator[None]:
         raise
     except Exception as exc:
         raise VectorIndexError(f"Chroma could not {action}: {exc}") from exc
+
+
+def _close_client(client: Any) -> None:
+    """Close a Chroma client for good. chromadb 1.5's ``close()`` leaves the httpx sessions of
+    an HttpClient and of its admin client open (unclosed sockets): close those too."""
+    sessions = [
+        getattr(getattr(owner, "_server", None), "_session", None)
+        for owner in (client, getattr(client, "_admin_client", None))
+    ]
+    client.close()
+    for session in sessions:
+        if session is not None and hasattr(session, "close"):
+            session.close()
 
 
 def _chromadb() -> Any:

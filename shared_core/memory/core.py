@@ -29,10 +29,9 @@ from shared_core.facts import (
 )
 from shared_core.filters import Filter, as_filter
 from shared_core.index.base import Vector, VectorIndex
-from shared_core.index.chroma import ChromaIndex
 from shared_core.ledger.prose import ProseSupersession
 from shared_core.ledger.results import Explanation, WriteResult
-from shared_core.ledger.sqlite import Durability, SQLiteLedger
+from shared_core.ledger.sqlite import Durability
 from shared_core.ledger.store import LedgerStore
 from shared_core.memory.claims import (
     ClaimJudge,
@@ -40,6 +39,7 @@ from shared_core.memory.claims import (
     place_claims,
     shipped_claim_judge,
 )
+from shared_core.memory.connection import open_index, open_ledger
 from shared_core.memory.context import pack_context
 from shared_core.memory.hits import Added, Hit, ReconcileReport
 from shared_core.memory.options import SearchChanges, SearchOptions
@@ -59,8 +59,9 @@ CONTEXT_K = 20
 class TemporalMemory:
     """Temporally valid memory for RAG and agents (see docs/design.md for the semantics).
 
-    Use :meth:`open` for the embedded default (SQLite + Chroma + MiniLM in one folder), or
-    pass any ledger, index, embedder and extractor. Thread-safe; the ``a*`` methods run the
+    Use :meth:`open` for the embedded default (SQLite + Chroma + MiniLM in one folder),
+    :meth:`connect` for servers (PostgreSQL, a Chroma server), or pass any ledger, index,
+    embedder and extractor. Thread-safe; the ``a*`` methods run the
     same work off the event loop.
     """
 
@@ -117,22 +118,53 @@ class TemporalMemory:
         turns on the shipped claim judge (:func:`~shared_core.memory.claims.claim_judge`,
         loaded on the first prose write); any :class:`ClaimJudge` or :class:`ProseJudge`
         may be given."""
-        if prose_judge == "kappa":
-            prose_judge = shipped_claim_judge(embedder)
         folder = Path(path)
         if folder.exists() and not folder.is_dir():
             raise InvalidInputError("path", f"{folder} is a file", "pass a folder (or a new path)")
         folder.mkdir(parents=True, exist_ok=True)
-        ledger = SQLiteLedger(folder / "ledger.sqlite", clock=clock, durability=durability)
+        return cls.connect(
+            ledger=folder / "ledger.sqlite",
+            index=folder / "index",
+            embedder=embedder,
+            extractor=extractor,
+            clock=clock,
+            expander=expander,
+            durability=durability,
+            prose_judge=prose_judge,
+        )
+
+    @classmethod
+    def connect(
+        cls,
+        *,
+        ledger: str | Path,
+        index: str | Path,
+        schema: str = "temporal_rag",
+        prefix: str = "temporal_rag",
+        embedder: Embedder | None = None,
+        extractor: Extractor | None = None,
+        clock: Clock | None = None,
+        expander: Callable[[str], str] | None = None,
+        durability: Durability = "full",
+        prose_judge: ClaimJudge | ProseJudge | Literal["kappa"] | None = None,
+    ) -> TemporalMemory:
+        """A memory on servers or files: ``ledger`` is ``postgresql://user@host:5432/db``
+        (its ``schema``) or an SQLite file; ``index`` is a Chroma server,
+        ``http://host:8000`` (its collections named from ``prefix``), or a Chroma folder.
+        Several processes may connect to the same servers. The other options are
+        :meth:`open`'s (``durability`` applies to an SQLite ledger)."""
+        if prose_judge == "kappa":
+            prose_judge = shipped_claim_judge(embedder)
+        opened = open_ledger(ledger, schema=schema, clock=clock, durability=durability)
         try:
-            index = ChromaIndex(folder / "index")
+            mirror = open_index(index, prefix=prefix)
         except BaseException:
-            ledger.close()
+            opened.close()
             raise
         try:
             return cls(
-                ledger=ledger,
-                index=index,
+                ledger=opened,
+                index=mirror,
                 embedder=embedder if embedder is not None else MiniLMEmbedder(),
                 extractor=extractor,
                 clock=clock,
@@ -140,8 +172,8 @@ class TemporalMemory:
                 prose_judge=prose_judge,
             )
         except BaseException:  # e.g. EmbedderMismatchError: the caller never gets the object
-            index.close()
-            ledger.close()
+            mirror.close()
+            opened.close()
             raise
 
     # ------------------------------------------------------------------ lifecycle

@@ -30,7 +30,6 @@ from shared_core.ledger.postgres import PostgresLedger
 from shared_core.ledger.results import WriteResult
 from shared_core.ledger.sqlite import SQLiteLedger
 from shared_core.memory.core import TemporalMemory
-from tests.servers import close_chroma_client
 
 SUBJECTS = ("Maria", "Jonas", "Aiko")
 CITIES = ("Berlin", "Lisbon", "Oslo", "Porto")
@@ -148,26 +147,25 @@ def open_ledger(location: str, **options: Any) -> Ledger:
     return SQLiteLedger(location, durability="normal", create=False, **options)
 
 
-def open_memory(ledger: Ledger, index_location: str, client: Any) -> TemporalMemory:
-    """A TemporalMemory over ``ledger`` and the Chroma server index ``http://host:port#prefix``
-    (``client``: a chromadb.HttpClient of that server)."""
-    index = ChromaIndex(client=client, prefix=index_location.partition("#")[2])
+def open_memory(ledger: Ledger, index_location: str) -> TemporalMemory:
+    """A TemporalMemory over ``ledger`` and the Chroma server index ``http://host:port#prefix``."""
+    url, _, prefix = index_location.partition("#")
+    index = ChromaIndex.connect(url, prefix=prefix)
     return TemporalMemory(ledger=ledger, index=index, embedder=HashingEmbedder(32))
 
 
 def http_client(url: str) -> Any:
-    """A chromadb.HttpClient for ``http://host:port`` (anything after ``#`` is ignored)."""
+    """A chromadb.HttpClient for ``http://host:port``."""
     import chromadb
 
-    host, _, port = url.partition("#")[0].removeprefix("http://").partition(":")
+    host, _, port = url.removeprefix("http://").partition(":")
     return chromadb.HttpClient(host=host, port=int(port))
 
 
 def main(argv: list[str]) -> None:
     path, worker, operations, seed, go, *index = argv
     ledger = open_ledger(path)
-    client = http_client(index[0]) if index else None
-    memory = open_memory(ledger, index[0], client) if index else None
+    memory = open_memory(ledger, index[0]) if index else None
     started = time.monotonic()
     while not Path(go).exists():
         if time.monotonic() - started > 60:
@@ -176,8 +174,6 @@ def main(argv: list[str]) -> None:
     target = Target.of_ledger(ledger) if memory is None else Target.of_memory(memory)
     log = run(target, int(worker), int(operations), int(seed))
     (ledger if memory is None else memory).close()
-    if client is not None:
-        close_chroma_client(client)
     print(json.dumps(log))
 
 

@@ -48,7 +48,6 @@ from tests.integration.concurrent_writer import (
     Target,
     as_fact,
     day,
-    http_client,
     open_ledger,
     run,
 )
@@ -59,7 +58,7 @@ from tests.integration.ledger_checks import (
     overlapping_versions,
 )
 from tests.oracle import Oracle
-from tests.servers import close_chroma_client, drop_schema
+from tests.servers import drop_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 4_242
@@ -289,7 +288,6 @@ def test_four_memories_in_four_processes_share_a_server_ledger_and_index(
     schema, prefix, go = f"m_{uuid.uuid4().hex[:12]}", f"m{uuid.uuid4().hex[:12]}", tmp_path / "go"
     with PostgresLedger(postgres_url, schema=schema) as ledger:
         declare(ledger)
-    client = http_client(chroma_url)
     command = [sys.executable, "-m", "tests.integration.concurrent_writer"]
     location, index = f"{postgres_url}#{schema}", f"{chroma_url}#{prefix}"
     try:
@@ -312,7 +310,7 @@ def test_four_memories_in_four_processes_share_a_server_ledger_and_index(
             logs.append(json.loads(out))
         memory = TemporalMemory(
             ledger=PostgresLedger(postgres_url, schema=schema),
-            index=ChromaIndex(client=client, prefix=prefix),
+            index=ChromaIndex.connect(chroma_url, prefix=prefix),
             embedder=HashingEmbedder(32),
         )
         with memory:
@@ -322,8 +320,7 @@ def test_four_memories_in_four_processes_share_a_server_ledger_and_index(
             assert index_disagreements(memory, versions, random.Random(SEED)) == []
         summary(request.config, "4 processes, PostgreSQL + Chroma server, 4 memories", counts)
     finally:
-        ChromaIndex(client=client, prefix=prefix).drop()
-        close_chroma_client(client)
+        ChromaIndex.connect(chroma_url, prefix=prefix).drop()
         drop_schema(postgres_url, schema)
 
 
