@@ -13,7 +13,7 @@ from typing import Protocol
 
 from shared_core.clock import Instant
 from shared_core.facts import Cardinality, FactKey, Reason
-from shared_core.ledger.records import StatementRow, VersionRow
+from shared_core.ledger.records import LedgerDump, StatementRow, VersionRow
 from shared_core.supersession import StreamState, Version
 
 FactRow = tuple[VersionRow, StatementRow]
@@ -153,6 +153,19 @@ class Backend(Protocol):
 
     def export(self) -> tuple[list[StatementRow], list[VersionRow]]:
         """Every row ever stored, in insertion order (for audits, backups and tests)."""
+        ...
+
+    def relations(self) -> dict[str, Cardinality]:
+        """Every declared relation's cardinality."""
+        ...
+
+    def keys(self) -> dict[int, FactKey]:
+        """Every key by id."""
+        ...
+
+    def restore(self, dump: LedgerDump) -> None:
+        """Store every row of ``dump`` as it is (ids included) into this empty store, inside
+        ``transaction()``; new ids continue after the restored ones."""
         ...
 
     def close(self) -> None: ...

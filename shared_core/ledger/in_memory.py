@@ -16,7 +16,7 @@ from shared_core.errors import LedgerError
 from shared_core.facts import Cardinality, FactKey, Reason
 from shared_core.ledger.backend import FactRow, VersionQuery
 from shared_core.ledger.ledger import Ledger
-from shared_core.ledger.records import StatementRow, VersionRow
+from shared_core.ledger.records import LedgerDump, StatementRow, VersionRow
 from shared_core.supersession import StreamState, Version
 
 
@@ -105,7 +105,7 @@ class InMemoryBackend:
         found = self._keys.get(key)
         if found is not None:
             return found, False
-        new_id = len(self._keys) + 1
+        new_id = max(self._key_names, default=0) + 1
         self._keys[key] = new_id
         self._key_names[new_id] = key
         self._log(lambda: (self._keys.pop(key), self._key_names.pop(new_id)))
@@ -147,7 +147,7 @@ class InMemoryBackend:
     def insert_version(
         self, version: Version, *, namespace: str, key_id: int | None, stream: str, at: Instant
     ) -> int:
-        row_id = len(self._versions) + 1
+        row_id = max(self._versions, default=0) + 1
         handle = (key_id, stream)
         self._versions[row_id] = VersionRow(
             row_id,
@@ -256,6 +256,39 @@ class InMemoryBackend:
 
     def export(self) -> tuple[list[StatementRow], list[VersionRow]]:
         return list(self._statements.values()), list(self._versions.values())
+
+    def relations(self) -> dict[str, Cardinality]:
+        return dict(self._relations)
+
+    def keys(self) -> dict[int, FactKey]:
+        return dict(self._key_names)
+
+    def restore(self, dump: LedgerDump) -> None:
+        self._log(self._clear)  # the store was empty: undoing the restore empties it again
+        self._relations.update(dump.relations)
+        for key_id, key in dump.keys:
+            self._keys[key] = key_id
+            self._key_names[key_id] = key
+        for row in dump.statements:
+            self._statements[row.seq] = row
+            self._by_stream[(row.key_id, row.stream)].append(row.seq)
+        for version in dump.versions:
+            self._versions[version.row_id] = version
+            self._versions_by_stream[(version.key_id, version.stream)].append(version.row_id)
+        self._last = dump.last_record
+
+    def _clear(self) -> None:
+        for table in (
+            self._statements,
+            self._versions,
+            self._keys,
+            self._key_names,
+            self._relations,
+            self._by_stream,
+            self._versions_by_stream,
+        ):
+            table.clear()
+        self._last = (0, 0)
 
     def close(self) -> None:
         self._closed = True

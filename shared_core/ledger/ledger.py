@@ -40,7 +40,13 @@ from shared_core.facts import (
 from shared_core.ledger import prose
 from shared_core.ledger.backend import Backend, FactRow, VersionQuery
 from shared_core.ledger.prose import ProseSupersession
-from shared_core.ledger.records import KIND_RETRACTION, StatementRow, VersionRow, to_fact
+from shared_core.ledger.records import (
+    KIND_RETRACTION,
+    LedgerDump,
+    StatementRow,
+    VersionRow,
+    to_fact,
+)
 from shared_core.ledger.results import (
     ChangeCursor,
     ChangeSet,
@@ -418,6 +424,34 @@ class Ledger:
         """Every statement and version record ever stored (nothing is ever deleted)."""
         with self._lock, self._backend.snapshot():
             return self._backend.export()
+
+    def dump(self) -> LedgerDump:
+        """Every row as it stands (relations, keys, statements, versions, the record clock),
+        read in one consistent view: what :meth:`load` stores into another ledger."""
+        with self._lock, self._backend.snapshot():
+            statements, versions = self._backend.export()
+            return LedgerDump(
+                relations=tuple(sorted(self._backend.relations().items())),
+                keys=tuple(sorted(self._backend.keys().items())),
+                statements=tuple(statements),
+                versions=tuple(versions),
+                last_record=self._backend.last_record(),
+            )
+
+    def load(self, dump: LedgerDump) -> None:
+        """Store ``dump`` (of another ledger) into this new, empty ledger, all or nothing;
+        InvalidOperationError, with nothing changed, when this ledger holds anything."""
+        with self._lock, self._backend.transaction():
+            if (
+                self._backend.last_record() != (0, 0)
+                or self._backend.last_row_id()
+                or self._backend.relations()
+            ):
+                raise InvalidOperationError(
+                    "this ledger is not empty: load a dump only into a new ledger "
+                    "(nothing was changed)"
+                )
+            self._backend.restore(dump)
 
     # ----------------------------------------------------------------- change feed
     def changes(self, since: ChangeCursor | None = None, *, limit: int = 10_000) -> ChangeSet:

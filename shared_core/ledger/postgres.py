@@ -37,7 +37,7 @@ from shared_core.ledger import postgres_schema
 from shared_core.ledger import schema as codecs
 from shared_core.ledger.backend import FactRow, VersionQuery
 from shared_core.ledger.ledger import Ledger
-from shared_core.ledger.records import StatementRow, VersionRow
+from shared_core.ledger.records import LedgerDump, StatementRow, VersionRow
 from shared_core.supersession import StreamState, Version
 
 _SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
@@ -469,6 +469,33 @@ class PostgresBackend:
             f"SELECT {postgres_schema.VERSION_COLUMNS} FROM versions ORDER BY row_id", ()
         )
         return statements, [codecs.decode_version(row) for row in rows]
+
+    def relations(self) -> dict[str, Cardinality]:
+        rows = self._all("SELECT relation, cardinality FROM relations", ())
+        return {relation: Cardinality(value) for relation, value in rows}
+
+    def keys(self) -> dict[int, FactKey]:
+        rows = self._all("SELECT key_id, namespace, subject, relation FROM keys", ())
+        return {int(row[0]): FactKey(*row[1:]) for row in rows}
+
+    def restore(self, dump: LedgerDump) -> None:
+        for relation, cardinality in dump.relations:
+            self.set_cardinality(relation, cardinality, dump.last_record[0])
+        with self._cursor() as conn, conn.cursor() as cursor:
+            cursor.executemany(
+                "INSERT INTO keys (key_id, namespace, subject, relation) VALUES (%s, %s, %s, %s)",
+                [(key_id, *key) for key_id, key in dump.keys],
+            )
+            for row in dump.statements:
+                self.insert_statement(row)
+            cursor.executemany(
+                postgres_schema.RESTORE_VERSION,
+                [codecs.version_columns(v) for v in dump.versions],
+            )
+            # new ids continue after the restored ones
+            cursor.execute(postgres_schema.RESTART_KEY_IDS)
+            cursor.execute(postgres_schema.RESTART_ROW_IDS)
+        self.set_last_record(*dump.last_record)
 
     # ------------------------------------------------------------------ helpers
     @contextmanager

@@ -106,6 +106,14 @@ SCHEMA: tuple[str, ...] = (
     f"CREATE INDEX versions_retired ON versions (retired_at) WHERE {RETIRED_SQL}",
 )
 MIGRATIONS: dict[int, tuple[str, ...]] = {}
+RESTART_KEY_IDS = (
+    "SELECT setval(pg_get_serial_sequence('keys', 'key_id'), "
+    "coalesce((SELECT max(key_id) FROM keys), 0) + 1, false)"
+)
+RESTART_ROW_IDS = (
+    "SELECT setval(pg_get_serial_sequence('versions', 'row_id'), "
+    "coalesce((SELECT max(row_id) FROM versions), 0) + 1, false)"
+)
 """The statements that bring a ledger from the previous version to this one."""
 
 # The SQLite ledger's hot-path SQL with psycopg's placeholders (written out as str methods on
@@ -113,6 +121,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {}
 INSERT_STATEMENT = schema.INSERT_STATEMENT.replace("?", "%s")
 INSERT_VERSION = schema.INSERT_VERSION.replace("?", "%s") + " RETURNING row_id"
 RETIRE_STATEMENT = schema.RETIRE_STATEMENT.replace("?", "%s")
+RESTORE_VERSION = schema.RESTORE_VERSION.replace("?", "%s")
 RETIRE_VERSION = schema.RETIRE_VERSION.replace("?", "%s")
 LAST_VERSION = schema.LAST_VERSION.replace(" IS ?", " IS NOT DISTINCT FROM %s").replace("?", "%s")
 STREAM_STATEMENTS = schema.STREAM_STATEMENTS.replace(" IS ?", " IS NOT DISTINCT FROM %s").replace(

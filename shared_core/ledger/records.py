@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from shared_core.clock import OPEN, Instant, from_instant
-from shared_core.facts import Fact, ObjectValue, Reason, metadata_from_json
+from shared_core.facts import Cardinality, Fact, FactKey, ObjectValue, Reason, metadata_from_json
 from shared_core.supersession import Statement, Version
 
 KIND_ASSERTION = "assertion"
@@ -193,3 +193,14 @@ def version_fact(
         end_reason=version.end,
         retire_reason=retire_reason,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerDump:
+    """Every row of a ledger, for a copy into another store (:meth:`Ledger.dump`)."""
+
+    relations: tuple[tuple[str, Cardinality], ...]
+    keys: tuple[tuple[int, FactKey], ...]
+    statements: tuple[StatementRow, ...]
+    versions: tuple[VersionRow, ...]
+    last_record: tuple[Instant, int]  # the latest record time and statement seq used

@@ -150,6 +150,10 @@ INSERT_VERSION = (
     "valid_to, end_kind, end_by, end_rule, end_score, recorded_at, retired_at) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+RESTORE_VERSION = (
+    f"INSERT INTO versions ({VERSION_COLUMNS}) "
+    f"VALUES ({', '.join('?' * len(VERSION_COLUMNS.split(',')))})"
+)
 RETIRE = (
     "UPDATE {table} SET retired_at = ?, retire_kind = ?, retire_by = ?, retire_rule = ?, "
     f"retire_score = ? WHERE {{column}} = ? AND {BELIEVED_SQL}"
@@ -216,6 +220,25 @@ def decode_stream_statement(row: tuple[Any, ...]) -> Statement:
     seq, fact_id, key_id, value, kind, valid_from, valid_to, text_key = row[:8]
     end = decode_reason(*row[8:12])
     return light_statement(seq, fact_id, key_id, value, kind, valid_from, valid_to, text_key, end)
+
+
+def version_columns(row: VersionRow) -> tuple[Any, ...]:
+    """A version row's values in VERSION_COLUMNS order (decode_version's inverse)."""
+    return (
+        row.row_id,
+        row.fact_id,
+        row.head_seq,
+        row.namespace,
+        row.key_id,
+        row.stream,
+        row.value,
+        row.valid_from,
+        row.valid_to,
+        *reason_columns(row.end),
+        row.recorded_at,
+        row.retired_at,
+        *reason_columns(row.retire_reason),
+    )
 
 
 def decode_version(row: tuple[Any, ...]) -> VersionRow:

@@ -31,7 +31,7 @@ from shared_core.facts import Cardinality, FactKey, Reason, encode_object
 from shared_core.ledger import schema
 from shared_core.ledger.backend import FactRow, VersionQuery
 from shared_core.ledger.ledger import Ledger
-from shared_core.ledger.records import StatementRow, VersionRow
+from shared_core.ledger.records import LedgerDump, StatementRow, VersionRow
 from shared_core.supersession import StreamState, Version
 
 Durability = Literal["full", "normal"]
@@ -441,6 +441,30 @@ class SQLiteBackend:
                 f"SELECT {schema.VERSION_COLUMNS} FROM versions ORDER BY row_id"
             )
             return statements, [schema.decode_version(row) for row in rows.fetchall()]
+
+    def relations(self) -> dict[str, Cardinality]:
+        with self._translated():
+            rows = self._conn.execute("SELECT relation, cardinality FROM relations").fetchall()
+        return {relation: Cardinality(value) for relation, value in rows}
+
+    def keys(self) -> dict[int, FactKey]:
+        with self._translated():
+            rows = self._conn.execute("SELECT key_id, namespace, subject, relation FROM keys")
+            return {row[0]: FactKey(*row[1:]) for row in rows.fetchall()}
+
+    def restore(self, dump: LedgerDump) -> None:
+        for relation, cardinality in dump.relations:
+            self.set_cardinality(relation, cardinality, dump.last_record[0])
+        self._conn.executemany(
+            "INSERT INTO keys (key_id, namespace, subject, relation) VALUES (?, ?, ?, ?)",
+            [(key_id, *key) for key_id, key in dump.keys],
+        )
+        for row in dump.statements:
+            self.insert_statement(row)
+        self._conn.executemany(
+            schema.RESTORE_VERSION, [schema.version_columns(v) for v in dump.versions]
+        )
+        self.set_last_record(*dump.last_record)
 
     # ------------------------------------------------------------------ helpers
     def _one(self, sql: str, params: tuple[Any, ...] = ()) -> Any:

@@ -16,13 +16,19 @@ CHROMA_SCHEMES = ("http://", "https://")
 
 
 def open_ledger(
-    location: str | Path, *, schema: str, clock: Clock | None, durability: Durability
+    location: str | Path,
+    *,
+    schema: str,
+    clock: Clock | None = None,
+    durability: Durability = "full",
+    create: bool = True,
 ) -> Ledger:
-    """A PostgreSQL ledger for ``postgresql://...`` (in ``schema``), else an SQLite file."""
+    """A PostgreSQL ledger for ``postgresql://...`` (in ``schema``), else an SQLite file;
+    ``create=False`` opens an existing one only (LedgerNotFoundError)."""
     if isinstance(location, str) and location.startswith(POSTGRES_SCHEMES):
-        return PostgresLedger(location, schema=schema, clock=clock)
+        return PostgresLedger(location, schema=schema, clock=clock, create=create)
     _refuse_other_urls("ledger", location, "postgresql://user@host:5432/db or an SQLite file")
-    return SQLiteLedger(location, clock=clock, durability=durability)
+    return SQLiteLedger(location, clock=clock, durability=durability, create=create)
 
 
 def open_index(location: str | Path, *, prefix: str) -> ChromaIndex:

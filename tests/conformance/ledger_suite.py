@@ -20,7 +20,8 @@ from shared_core.errors import (
     NotRetiredError,
 )
 from shared_core.facts import Cardinality, Decision, Fact, FactStatus, ReasonKind
-from shared_core.ledger import ChangeCursor, Ledger, LedgerStore
+from shared_core.ledger import ChangeCursor, InMemoryLedger, Ledger, LedgerStore
+from shared_core.ledger.copying import copy_ledger
 from tests.conformance.ledger_ops import START, Replay, operations
 from tests.conformance.prose_supersession_suite import ProseSupersessionConformance
 
@@ -78,6 +79,41 @@ class LedgerConformance(ProseSupersessionConformance):
                 Replay(ledger, clock).run(ops)
 
         replay()
+
+    def test_a_copy_answers_and_goes_on_as_the_original(self) -> None:
+        """dump/load (what `temporal-rag copy-ledger` does) into this backend and into the
+        in-memory one: the same rows and as_of answers, and the next write decides alike."""
+
+        @settings(
+            max_examples=max(5, self.examples // 6),
+            deadline=None,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+        )
+        @given(ops=operations())
+        def copied(ops: list[tuple[object, ...]]) -> None:
+            clock = ManualClock(START)
+            with self.open_ledger(clock) as source:
+                Replay(source, clock).run(ops)
+                after = lives("Reykjavik", 2030, id="written-after-the-copy")
+                outcomes = []
+                for make in (lambda: self.open_ledger(clock), lambda: InMemoryLedger(clock=clock)):
+                    with make() as target:
+                        report = copy_ledger(source, target, samples=40)
+                        assert report.faithful, report.mismatches
+                        assert target.dump() == source.dump()
+                        written = target.write(after)  # new ids go on after the copied ones
+                        outcomes.append((written.decision, target.dump()))
+                written = source.write(after)
+                assert outcomes == [(written.decision, source.dump())] * 2
+
+        copied()
+
+    def test_a_dump_loads_only_into_an_empty_ledger(self, ledger: Ledger) -> None:
+        ledger.write(lives("Berlin", 2019))
+        before = ledger.dump()
+        with pytest.raises(InvalidOperationError, match="not empty"):
+            ledger.load(before)
+        assert ledger.dump() == before
 
     # ------------------------------------------------------------ write decisions
     def test_is_a_ledger_store(self, ledger: Ledger) -> None:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import io
+import json
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -184,3 +187,31 @@ def test_closing_twice_is_harmless_and_a_closed_ledger_says_so(
     ledger.close()
     with pytest.raises(LedgerError):
         ledger.current()
+
+
+def test_copy_ledger_moves_an_sqlite_ledger_into_postgres_history_included(
+    postgres_url: str, schema: str, tmp_path: Path
+) -> None:
+    from rich.console import Console
+
+    from shared_core.cli import main
+    from shared_core.ledger import SQLiteLedger
+
+    path = tmp_path / "demo.sqlite"
+    quiet = Console(file=io.StringIO())
+    assert main(["demo", "--ledger", str(path)], console=quiet) == 0
+    out = io.StringIO()
+    argv = ["copy-ledger", str(path), postgres_url, "--target-schema", schema, "--json"]
+    assert main(argv, console=Console(file=out, width=200)) == 0
+    report = json.loads(out.getvalue())
+    assert report["faithful"] is True
+    assert report["checked"] == 200
+    with (
+        SQLiteLedger(path, create=False) as source,
+        PostgresLedger(postgres_url, schema=schema, create=False) as copy,
+    ):
+        assert copy.dump() == source.dump()
+        for subject, relation in {(f.subject, f.relation) for f in source.as_of()}:
+            assert copy.history(subject, relation) == source.history(subject, relation)
+    again = ["copy-ledger", str(path), postgres_url, "--target-schema", schema]
+    assert main(again, console=quiet) != 0  # the target is not empty any more: refused
