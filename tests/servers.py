@@ -66,10 +66,33 @@ def _run(command: list[str], what: str) -> None:
         raise ServerUnavailableError(f"{what} failed ({done.returncode}): {done.stderr.strip()}")
 
 
+class PostgresCluster:
+    """A running throwaway cluster: its URL, and a crash-like restart for reliability tests."""
+
+    def __init__(self, pg_ctl: str, data: Path, log: Path, options: str, url: str) -> None:
+        self._pg_ctl, self._data, self._log, self._options = pg_ctl, data, log, options
+        self.url = url
+
+    def stop(self, mode: str = "immediate") -> None:
+        """Stop the server (``immediate``: no checkpoint, as a crash would leave it)."""
+        subprocess.run(
+            _as_server_user([self._pg_ctl, "-D", str(self._data), "-m", mode, "stop"]),
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+
+    def start(self) -> None:
+        command = [self._pg_ctl, "-D", str(self._data), "-l", str(self._log)]
+        _run(_as_server_user([*command, "-o", self._options, "start"]), "pg_ctl start")
+        wait_for_postgres(self.url)
+
+
 @contextmanager
-def postgres_server() -> Iterator[str]:
-    """A fresh PostgreSQL cluster on 127.0.0.1 (trust authentication, fsync off: test data
-    only); yields its connection URL and stops it, removing its folder, on exit."""
+def postgres_cluster() -> Iterator[PostgresCluster]:
+    """A fresh PostgreSQL cluster on 127.0.0.1 (trust authentication; fsync off, so a crash
+    of the machine could lose data but one of the server keeps every acknowledged commit);
+    stopped, its folder removed, on exit."""
     initdb, pg_ctl = _pg_tool("initdb"), _pg_tool("pg_ctl")
     folder = Path(tempfile.mkdtemp(prefix="temporal-rag-pg-"))
     data = folder / "data"
@@ -85,26 +108,24 @@ def postgres_server() -> Iterator[str]:
         port = free_port()
         options = (
             f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={folder} "
-            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+            "-c fsync=off -c full_page_writes=off -c max_connections=200"
         )
-        log = folder / "server.log"
-        _run(
-            _as_server_user([pg_ctl, "-D", str(data), "-l", str(log), "-o", options, "start"]),
-            "pg_ctl start",
-        )
+        url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
+        cluster = PostgresCluster(pg_ctl, data, folder / "server.log", options, url)
+        cluster.start()
         try:
-            url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
-            wait_for_postgres(url)
-            yield url
+            yield cluster
         finally:
-            subprocess.run(
-                _as_server_user([pg_ctl, "-D", str(data), "-m", "immediate", "stop"]),
-                capture_output=True,
-                timeout=60,
-                check=False,
-            )
+            cluster.stop()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextmanager
+def postgres_server() -> Iterator[str]:
+    """:func:`postgres_cluster`'s URL."""
+    with postgres_cluster() as cluster:
+        yield cluster.url
 
 
 def wait_for_postgres(url: str, *, seconds: float = STARTUP_SECONDS) -> None:
