@@ -1,15 +1,17 @@
 """A writer process for the crash-consistency tests (tests/integration/test_crash_consistency.py).
 
-Run as ``python -m tests.integration.crash_writer FOLDER ACK_FILE SEED OPS``: it opens the
-embedded TemporalMemory in FOLDER (SQLite ledger + persistent Chroma index, HashingEmbedder),
-then performs OPS seeded random writes (add, add_many, retract, correct) of changing facts. After
+Run as ``python -m tests.integration.crash_writer LOCATION ACK_FILE SEED OPS``: it opens the
+embedded TemporalMemory in the folder LOCATION (SQLite ledger + persistent Chroma index,
+HashingEmbedder), or one on servers for ``postgresql://...#schema|http://...#prefix``, then
+performs OPS seeded random writes (add, add_many, retract, correct) of changing facts. After
 each write returns (is acknowledged) it appends one JSON line to ACK_FILE with the acknowledged
 statement ids, flushed and fsynced. A ``{"ready": true}`` line is written once the memory is open.
 
 The parent kills it with SIGKILL. To hit precise points it may also set ``CRASH_AT=point:n``: the
 child then kills itself the n-th time (counted after opening) it reaches ``point``:
 
-* ``ledger``   inside a ledger transaction, before its COMMIT (a version row is being inserted);
+* ``ledger``   inside a ledger transaction, before its COMMIT (a version row is being
+  inserted; SQLite or PostgreSQL);
 * ``between``  after the ledger committed, before the index is told (IndexSync.catch_up);
 * ``index``    inside the index write, before a Chroma upsert (bookkeeping saved, rows not);
 * ``cursor``   inside the index write, before the index stores its state (rows written);
@@ -39,6 +41,7 @@ from shared_core.embedders.base import HashingEmbedder
 from shared_core.errors import TemporalRagError
 from shared_core.facts import Decision, Fact
 from shared_core.index.chroma import ChromaIndex
+from shared_core.ledger.postgres import PostgresBackend
 from shared_core.ledger.records import KIND_ASSERTION
 from shared_core.ledger.results import WriteResult
 from shared_core.ledger.sqlite import SQLiteBackend
@@ -56,9 +59,19 @@ def day(n: int) -> datetime:
     return T0 + timedelta(days=n)
 
 
-def open_memory(folder: Path) -> TemporalMemory:
-    """The memory the writer and the checker both open (reconcile runs on open)."""
-    memory = TemporalMemory.open(folder, embedder=HashingEmbedder(EMBEDDER_DIMENSION))
+def open_memory(location: str | Path) -> TemporalMemory:
+    """The memory the writer and the checker both open (reconcile runs on open): the embedded
+    one in a folder, or on servers for ``postgresql://...#schema|http://...#prefix``."""
+    embedder = HashingEmbedder(EMBEDDER_DIMENSION)
+    if str(location).startswith("postgresql://"):
+        ledger, _, index = str(location).partition("|")
+        url, _, schema = ledger.partition("#")
+        server, _, prefix = index.partition("#")
+        memory = TemporalMemory.connect(
+            ledger=url, index=server, schema=schema, prefix=prefix, embedder=embedder
+        )
+    else:
+        memory = TemporalMemory.open(location, embedder=embedder)
     memory.declare("likes", "many")
     return memory
 
@@ -89,16 +102,17 @@ def install_crash_hook(spec: str) -> Callable[[], None]:
         setattr(owner, name, patched)
 
     targets = {
-        "ledger": (SQLiteBackend, "insert_version"),
-        "between": (IndexSync, "catch_up"),
-        "index": (ChromaIndex, "_upsert"),
-        "cursor": (ChromaIndex, "_save_state"),
+        "ledger": [(SQLiteBackend, "insert_version"), (PostgresBackend, "insert_version")],
+        "between": [(IndexSync, "catch_up")],
+        "index": [(ChromaIndex, "_upsert")],
+        "cursor": [(ChromaIndex, "_save_state")],
     }
     if point == "ack":
         return countdown
     if point not in targets:
         raise SystemExit(f"unknown crash point {point!r}")
-    wrap(*targets[point])
+    for owner, name in targets[point]:
+        wrap(owner, name)
     return lambda: None
 
 
@@ -201,8 +215,8 @@ class Writer:
 
 
 def main(argv: list[str]) -> None:
-    folder, ack_path, seed, operations = Path(argv[0]), Path(argv[1]), int(argv[2]), int(argv[3])
-    memory = open_memory(folder)
+    location, ack_path, seed, operations = argv[0], Path(argv[1]), int(argv[2]), int(argv[3])
+    memory = open_memory(location)
     writer = Writer(memory, ack_path, random.Random(seed), tag=str(seed))
     spec = os.environ.get("CRASH_AT")
     before_ack = install_crash_hook(spec) if spec else (lambda: None)

@@ -24,7 +24,8 @@ The HashingEmbedder stands in for MiniLM: the property is about which rows the i
 filters, not about embedding quality, and the model would only slow each restart down.
 
 The default run does TRIALS trials; ``pytest -m soak`` runs SOAK_TRIALS (environment variable,
-default 300) more on longer streams.
+default 300) more on longer streams. The same trials run SERVER_TRIALS times on a memory over
+PostgreSQL and a Chroma server (TemporalMemory.connect), the servers the tests start.
 The figures (trials, kills, violations, acknowledged and lost writes) are printed at the end.
 """
 
@@ -37,6 +38,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -46,6 +48,7 @@ import pytest
 from shared_core.clock import OPEN, from_instant
 from shared_core.embedders.base import HashingEmbedder
 from shared_core.facts import Fact
+from shared_core.index.chroma import ChromaIndex
 from shared_core.ledger.records import StatementRow, VersionRow
 from shared_core.memory.core import TemporalMemory
 from tests.integration.crash_writer import day, open_memory
@@ -56,6 +59,7 @@ from tests.integration.ledger_checks import (
     lost_ids,
     overlapping_versions,
 )
+from tests.servers import drop_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 POINTS = ("ledger", "between", "index", "cursor", "ack")
@@ -64,6 +68,7 @@ TRIALS = 60  # the default run: the 20 hooked kills and 40 random ones
 OPERATIONS = 30  # writes per trial (most trials are killed before the end)
 SOAK_TRIALS = int(os.environ.get("SOAK_TRIALS", "300"))  # about 5 s each on 2 cores
 SOAK_OPERATIONS = 80
+SERVER_TRIALS = 28  # on PostgreSQL + a Chroma server: the 20 hooked kills and 8 random ones
 SEED = 9_001
 
 
@@ -104,7 +109,7 @@ def acknowledged(ack: Path) -> tuple[bool, list[str]]:
 
 
 def run_writer(
-    folder: Path, ack: Path, seed: int, operations: int, hook: str | None, delay: float
+    location: str, ack: Path, seed: int, operations: int, hook: str | None, delay: float
 ) -> int:
     """Start a writer, kill it (after ``delay`` s of writing, unless a hook kills it first)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -113,7 +118,7 @@ def run_writer(
         env["CRASH_AT"] = hook
     command = [sys.executable, "-m", "tests.integration.crash_writer"]
     process = subprocess.Popen(
-        [*command, str(folder), str(ack), str(seed), str(operations)],
+        [*command, location, str(ack), str(seed), str(operations)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -139,10 +144,19 @@ def run_writer(
 
 # ---------------------------------------------------------------- the checks
 # ---------------------------------------------------------------- the harness
-def crash_trials(folder: Path, trials: int, operations: int, seed: int, figures: Figures) -> None:
+def crash_trials(
+    folder: Path,
+    trials: int,
+    operations: int,
+    seed: int,
+    figures: Figures,
+    location: str | None = None,
+) -> None:
+    """``trials`` killed writers on one memory: the embedded one in ``folder``, or the one on
+    servers at ``location`` (see crash_writer.open_memory)."""
     rng = random.Random(seed)
     ack = folder / "acks.jsonl"
-    data = folder / "memory"
+    data = str(folder / "memory") if location is None else location
     previous: tuple[list[StatementRow], list[VersionRow]] = ([], [])
     hooks = (
         [*HOOKED, *[None] * (trials - len(HOOKED))] if trials >= len(HOOKED) else HOOKED[:trials]
@@ -180,6 +194,8 @@ def report(request: pytest.FixtureRequest) -> Iterator[Figures]:
     figures = Figures()
     yield figures
     label = "soak" if request.node.get_closest_marker("soak") else "default run"
+    if "postgres" in request.node.name:
+        label = "PostgreSQL + Chroma server"
     if figures.trials:
         emit(request.config, figures.lines(label))
 
@@ -198,6 +214,20 @@ def test_sigkilled_writers_lose_no_acknowledged_write_and_keep_the_invariants(
     crash_trials(tmp_path, TRIALS, OPERATIONS, SEED, report)
     assert report.trials == TRIALS
     check(report)
+
+
+def test_sigkilled_writers_on_postgres_and_a_chroma_server_lose_nothing(
+    postgres_url: str, chroma_url: str, tmp_path: Path, report: Figures
+) -> None:
+    """The same trials on servers: every hooked kill and some random ones."""
+    name = f"c{uuid.uuid4().hex[:12]}"
+    try:
+        location = f"{postgres_url}#{name}|{chroma_url}#{name}"
+        crash_trials(tmp_path, SERVER_TRIALS, OPERATIONS, SEED + 2, report, location)
+        check(report)
+    finally:
+        ChromaIndex.connect(chroma_url, prefix=name).drop()
+        drop_schema(postgres_url, name)
 
 
 @pytest.mark.soak
