@@ -1,14 +1,16 @@
-"""Write throughput with 1, 4 and 8 concurrent writer processes on one SQLite ledger file
-(issue 9, "Figures to report"), measured with pytest-benchmark.
+"""Write throughput with 1, 4, 8 and 16 concurrent writer processes on one ledger: an SQLite
+file (issue 9) and PostgreSQL (issue 17), in one run, measured with pytest-benchmark.
 
 Each writer is a separate process (``python -m benchmarks.bench_concurrency WORKER ...``) with
-its own connection, as several services sharing one ledger file would be. Before each round the
+its own connection, as several services sharing one ledger would be. Before each round the
 writers are started and open the ledger (not timed); the timed part releases them at once and
 waits until all have written WRITES_PER_WRITER keyed facts, one ``ledger.write`` (one
-``BEGIN IMMEDIATE`` transaction, one commit) each, on 50 shared keys (so writers supersede each
-other's facts), with ``durability="full"`` (an fsync per commit) and ``"normal"``. The figure is
-all writers' facts divided by that wall time. Under ``--benchmark-disable`` each case runs once
-with a few writes per writer as a smoke test, and the results are checked (no timing asserted).
+transaction, one commit) each, on 50 shared keys (so writers supersede each other's facts): on
+SQLite with ``durability="full"`` (an fsync per commit) and ``"normal"``, on the PostgreSQL
+server the tests start (fsync off there, so its figure is an upper bound for a durable server).
+The figure is all writers' facts divided by that wall time. Under ``--benchmark-disable`` each
+case runs once with a few writes per writer as a smoke test, and the results are checked (no
+timing asserted).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 from datetime import UTC, datetime, timedelta
 from itertools import count
 from pathlib import Path
@@ -25,8 +28,9 @@ from typing import Any
 import pytest
 
 from benchmarks.reporting import Timed, record_rate
-from shared_core import SQLiteLedger
+from shared_core import Ledger, PostgresLedger, SQLiteLedger
 from shared_core.facts import Fact
+from tests.servers import drop_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 T0 = datetime(2020, 1, 1, tzinfo=UTC)
@@ -49,11 +53,19 @@ def _facts(worker: int, writers: int, writes: int) -> list[Fact]:
     ]
 
 
+def open_ledger(location: str, durability: str) -> Ledger:
+    """``postgresql://...#schema`` on the server, else the SQLite file at ``location``."""
+    if location.startswith("postgresql://"):
+        url, _, schema = location.partition("#")
+        return PostgresLedger(url, schema=schema, lock_timeout=30.0)
+    return SQLiteLedger(location, durability=durability, busy_timeout=30.0)  # type: ignore[arg-type]
+
+
 def worker_main(argv: list[str]) -> None:
     """The writer process: open, say ready, wait for go, write one commit per fact."""
     path, durability, worker, writers, writes, ready, go, done = argv
     facts = _facts(int(worker), int(writers), int(writes))
-    with SQLiteLedger(path, durability=durability, busy_timeout=30.0) as ledger:  # type: ignore[arg-type]
+    with open_ledger(path, durability) as ledger:
         Path(ready).touch()
         waiting = time.monotonic()
         while not Path(go).exists():
@@ -68,10 +80,15 @@ def worker_main(argv: list[str]) -> None:
 class Round:
     """One round: writer processes started and ready; ``run`` releases and waits for them."""
 
-    def __init__(self, folder: Path, durability: str, writers: int, writes: int) -> None:
+    def __init__(
+        self, folder: Path, server: str | None, durability: str, writers: int, writes: int
+    ) -> None:
         folder.mkdir()
-        self.path, self.go = folder / "ledger.sqlite", folder / "go"
-        SQLiteLedger(self.path, durability=durability).close()  # type: ignore[arg-type]
+        self.go = folder / "go"
+        self.path = str(folder / "ledger.sqlite")
+        if server is not None:  # a fresh schema per round
+            self.path = f"{server}#b_{uuid.uuid4().hex[:12]}"
+        open_ledger(self.path, durability).close()
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         readies = [folder / f"ready-{w}" for w in range(writers)]
         self.dones = [folder / f"done-{w}" for w in range(writers)]
@@ -118,17 +135,25 @@ class Round:
 
 
 @pytest.mark.benchmark(group="concurrent writers: one commit per fact, shared keys")
-@pytest.mark.parametrize("durability", ["full", "normal"])
-@pytest.mark.parametrize("writers", [1, 4, 8])
+@pytest.mark.parametrize("store", ["sqlite-full", "sqlite-normal", "postgres"])
+@pytest.mark.parametrize("writers", [1, 4, 8, 16])
 def test_concurrent_writer_processes(
-    benchmark: Any, tmp_path: Path, figures: list[str], writers: int, durability: str
+    benchmark: Any,
+    tmp_path: Path,
+    figures: list[str],
+    writers: int,
+    store: str,
+    request: pytest.FixtureRequest,
 ) -> None:
     writes = SMOKE_WRITES if benchmark.disabled else WRITES_PER_WRITER
+    server = request.getfixturevalue("postgres_url") if store == "postgres" else None
+    durability = store.removeprefix("sqlite-") if server is None else "full"
     names = count()
     rounds: list[Round] = []
 
     def setup() -> tuple[tuple[Round], dict[str, Any]]:
-        rounds.append(Round(tmp_path / f"round-{next(names)}", durability, writers, writes))
+        folder = tmp_path / f"round-{next(names)}"
+        rounds.append(Round(folder, server, durability, writers, writes))
         return (rounds[-1],), {}
 
     timed = Timed(Round.run)
@@ -137,18 +162,23 @@ def test_concurrent_writer_processes(
     finally:
         for done in rounds:
             done.join()
-    with SQLiteLedger(rounds[-1].path, create=False) as ledger:
-        statements, _ = ledger.export()
-        assert len(statements) == writers * writes  # every acknowledged write is there
-        assert len(ledger.current()) == min(KEYS, writes)
+    try:
+        with open_ledger(rounds[-1].path, durability) as ledger:
+            statements, _ = ledger.export()
+            assert len(statements) == writers * writes  # every acknowledged write is there
+            assert len(ledger.current()) == min(KEYS, writes)
+    finally:
+        if server is not None:
+            for done in rounds:
+                drop_schema(server, done.path.partition("#")[2])
     record_rate(
         benchmark,
         figures,
         timed,
-        f"{writers} writer process(es), durability={durability}",
+        f"{writers} writer process(es), {store}",
         writers * writes,
         writers=writers,
-        durability=durability,
+        store=store,
     )
 
 

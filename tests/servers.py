@@ -2,7 +2,7 @@
 
 ``postgres_server()`` runs a throwaway PostgreSQL cluster (Debian's ``postgresql`` package, or
 any ``initdb``/``pg_ctl`` on PATH). A test module asks for it through the ``postgres_url``
-fixture (tests/conftest.py): when no server can start, the tests skip with the reason on a
+fixture (conftest.py at the root): when no server can start, the tests skip with the reason on a
 developer's machine and fail under CI (``CI`` set), so a CI run never passes by skipping them.
 ``TEMPORAL_RAG_POSTGRES_URL`` points the tests at a server of your own instead.
 ``chroma_server()`` runs ``chroma run`` (it ships with chromadb) on a folder of its own, for the
@@ -25,6 +25,15 @@ from contextlib import contextmanager
 from pathlib import Path
 
 STARTUP_SECONDS = 60.0
+
+
+def unavailable(reason: str) -> None:
+    """Skip with ``reason`` on a developer's machine; fail under CI, which must run them."""
+    import pytest
+
+    if os.environ.get("CI"):
+        pytest.fail(f"CI must run the server tests, but: {reason}")
+    pytest.skip(reason)
 
 
 class ServerUnavailableError(RuntimeError):

@@ -16,9 +16,8 @@ import pytest
 
 from shared_core import ChromaIndex, Fact, HashingEmbedder, PostgresLedger, TemporalMemory
 from shared_core.errors import TemporalRagError
-from tests.conftest import unavailable
 from tests.integration.ledger_checks import index_disagreements, overlapping_versions
-from tests.servers import PostgresCluster, ServerUnavailableError, postgres_cluster
+from tests.servers import PostgresCluster, ServerUnavailableError, postgres_cluster, unavailable
 
 BATCH = 3
 SUBJECTS = ("Maria", "Jonas", "Aiko", "Lena")

@@ -1,4 +1,4 @@
-"""Fixtures every test folder shares: the real servers of tests/servers.py."""
+"""Fixtures the tests and the benchmarks share: the real servers of tests/servers.py."""
 
 from __future__ import annotations
 
@@ -7,17 +7,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.servers import ServerUnavailableError, chroma_server, postgres_server
+from tests.servers import ServerUnavailableError, chroma_server, postgres_server, unavailable
 
 POSTGRES_URL_ENV = "TEMPORAL_RAG_POSTGRES_URL"
 CHROMA_URL_ENV = "TEMPORAL_RAG_CHROMA_URL"
-
-
-def unavailable(reason: str) -> None:
-    """Skip with ``reason`` on a developer's machine; fail under CI, which must run them."""
-    if os.environ.get("CI"):
-        pytest.fail(f"CI must run the server tests, but: {reason}")
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="session")
