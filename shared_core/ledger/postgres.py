@@ -18,7 +18,7 @@ import re
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from shared_core.clock import OPEN, Clock, Instant
@@ -94,6 +94,7 @@ class PostgresBackend:
         self._pending_keys: dict[FactKey, int] = {}
         self._commits = 0
         self._conn: Any = None  # the connection of the open transaction or snapshot
+        self._clock_moved = False  # the open transaction has moved the revision already
         self._pool = pool_module.ConnectionPool(
             url,
             min_size=1,
@@ -186,29 +187,38 @@ class PostgresBackend:
     # ------------------------------------------------------------------ transactions
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        with self._translated(), self._pool.connection() as conn, conn.transaction():
-            self._lock(conn)
+        with self._translated(), self._pool.connection() as conn:
+            self._begin_locked(conn)
             self._conn = conn
             try:
                 yield
-                conn.execute("UPDATE ledger_clock SET revision = revision + 1 WHERE id = 1")
+                if not self._clock_moved:  # set_last_record moves the revision with the clock
+                    conn.execute("UPDATE ledger_clock SET revision = revision + 1 WHERE id = 1")
+                conn.execute("COMMIT")
             except BaseException:
                 self._pending_keys.clear()
+                with suppress(self._psycopg.Error):  # a lost connection has rolled back already
+                    conn.execute("ROLLBACK")
                 raise
             finally:
                 self._conn = None
+                self._clock_moved = False
         self._commits += 1
         self._keys.update(self._pending_keys)
         self._pending_keys.clear()
 
-    def _lock(self, conn: Any) -> None:
-        conn.execute("SELECT set_config('lock_timeout', %s, true)", (f"{self._lock_timeout_ms}ms",))
+    def _begin_locked(self, conn: Any) -> None:
+        """BEGIN and take the ledger's write lock (one round trip), with bounded retries."""
         for attempt in range(self._busy_retries + 1):
+            conn.execute("BEGIN")
             try:
-                with conn.transaction():  # a savepoint: a timed-out wait does not doom the rest
-                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._write_lock_id,))
+                conn.execute(
+                    "SELECT set_config('lock_timeout', %s, true), pg_advisory_xact_lock(%s)",
+                    (f"{self._lock_timeout_ms}ms", self._write_lock_id),
+                )
                 return
             except self._errors.LockNotAvailable as exc:
+                conn.execute("ROLLBACK")
                 if attempt == self._busy_retries:
                     raise LedgerBusyError(
                         f"ledger {self._where} stayed locked by other writers for "
@@ -256,9 +266,11 @@ class PostgresBackend:
 
     def set_last_record(self, recorded_at: Instant, seq: int) -> None:
         self._execute(
-            "UPDATE ledger_clock SET last_recorded_at = %s, last_seq = %s WHERE id = 1",
+            "UPDATE ledger_clock SET last_recorded_at = %s, last_seq = %s, "
+            "revision = revision + 1 WHERE id = 1",
             (recorded_at, seq),
         )
+        self._clock_moved = True
 
     def cardinality(self, relation: str) -> Cardinality | None:
         row = self._one("SELECT cardinality FROM relations WHERE relation = %s", (relation,))
