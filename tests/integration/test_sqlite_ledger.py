@@ -226,3 +226,15 @@ def test_a_version_1_file_is_migrated_to_the_change_feed_index(tmp_path: Path) -
     assert versions == list(range(1, SCHEMA_VERSION + 1))
     assert "versions_retired" in indexes
     assert "versions_retired" in plan, "the change feed must not scan the versions table"
+
+
+def test_the_mirror_lock_is_a_file_beside_the_ledger_and_none_for_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with SQLiteLedger(tmp_path / "ledger.sqlite") as ledger, ledger.mirror_lock():
+        assert (tmp_path / "ledger.sqlite.mirror-lock").exists()
+    monkeypatch.chdir(tmp_path / "..")
+    before = set(Path().iterdir())
+    with SQLiteLedger(":memory:") as ledger, ledger.mirror_lock():
+        pass
+    assert set(Path().iterdir()) == before  # no ":memory:.mirror-lock" in the working folder
