@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # find it through TEMPORAL_RAG_DATA / --data-dir, and skip what is absent.
 DATA_DIR ?= ../shared/data
 
-.PHONY: bench demo test postgres lint format bench-ledger bench-concurrency bench-nli bench-index bench-memory bench-embedder \
+.PHONY: bench demo test postgres lint format bench-ledger bench-concurrency bench-growth bench-nli bench-index bench-memory bench-embedder \
 	train-kappa train-frames eval-kappa clean
 
 $(STAMP): pyproject.toml benchmarks/pyproject.toml training/pyproject.toml Makefile
@@ -56,6 +56,9 @@ bench-ledger: $(STAMP)  ## ledger write/read figures (pytest-benchmark; prints m
 
 bench-concurrency: $(STAMP) postgres  ## writer processes 1/4/8/16: SQLite (full, normal) against PostgreSQL (~5 min)
 	$(BENCH) benchmarks/bench_concurrency.py
+
+bench-growth: $(STAMP) postgres  ## ledger cost growth, SQLite and PostgreSQL, 10k and 100k version rows (GROWTH_SIZES=...)
+	$(BENCH) benchmarks/bench_growth.py
 
 bench-index: $(STAMP)  ## 100k-version Chroma index: current state vs unfiltered query, as-of (~3 min)
 	$(BENCH) benchmarks/bench_index.py

@@ -313,17 +313,33 @@ class PostgresBackend:
 
     # ------------------------------------------------------------------ streams
     def load_stream(self, key_id: int | None, stream: str) -> StreamState:
-        everything = (key_id, stream, -(2**63))
-        statements = self._all(postgres_schema.STREAM_STATEMENTS, everything)
-        versions = self._all(postgres_schema.STREAM_VERSIONS, everything)
+        everything = -(2**63)
+        statements = self._stream_rows("statements", key_id, stream, everything)
+        versions = self._stream_rows("versions", key_id, stream, everything)
         return _state(statements, versions, complete=True)
 
     def load_tail(self, key_id: int | None, stream: str) -> StreamState:
-        last = self._all(postgres_schema.LAST_VERSION, (key_id, stream))
+        last = self._stream_rows("last", key_id, stream, None)
         if not last:
             return self.load_stream(key_id, stream)
-        statements = self._all(postgres_schema.STREAM_STATEMENTS, (key_id, stream, last[0][3]))
+        statements = self._stream_rows("statements", key_id, stream, last[0][3])
         return _state(statements, last, complete=False)
+
+    def _stream_rows(
+        self, what: str, key_id: int | None, stream: str, since: Instant | None
+    ) -> list[tuple[Any, ...]]:
+        """A stream's rows: a key's by its id, prose by ``key_id IS NULL`` (both indexed)."""
+        keyed = key_id is not None
+        sql = {
+            ("statements", True): postgres_schema.STREAM_STATEMENTS,
+            ("statements", False): postgres_schema.STREAM_STATEMENTS_PROSE,
+            ("versions", True): postgres_schema.STREAM_VERSIONS,
+            ("versions", False): postgres_schema.STREAM_VERSIONS_PROSE,
+            ("last", True): postgres_schema.LAST_VERSION,
+            ("last", False): postgres_schema.LAST_VERSION_PROSE,
+        }[(what, keyed)]
+        params = (*((key_id,) if keyed else ()), stream, *(() if since is None else (since,)))
+        return self._all(sql, params)
 
     def load_streams(self, key_id: int) -> dict[str, StreamState]:
         rows = self._all(

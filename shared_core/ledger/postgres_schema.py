@@ -123,11 +123,19 @@ INSERT_VERSION = schema.INSERT_VERSION.replace("?", "%s") + " RETURNING row_id"
 RETIRE_STATEMENT = schema.RETIRE_STATEMENT.replace("?", "%s")
 RESTORE_VERSION = schema.RESTORE_VERSION.replace("?", "%s")
 RETIRE_VERSION = schema.RETIRE_VERSION.replace("?", "%s")
-LAST_VERSION = schema.LAST_VERSION.replace(" IS ?", " IS NOT DISTINCT FROM %s").replace("?", "%s")
-STREAM_STATEMENTS = schema.STREAM_STATEMENTS.replace(" IS ?", " IS NOT DISTINCT FROM %s").replace(
+# A stream's reads, for a key (``key_id = %s``) and for prose (``key_id IS NULL``, one parameter
+# fewer): PostgreSQL's NULL-safe ``IS NOT DISTINCT FROM`` cannot use an index, and a scan of
+# every version row on each write made writes slow down with the ledger's size.
+LAST_VERSION = schema.LAST_VERSION.replace("key_id IS ?", "key_id = %s").replace("?", "%s")
+LAST_VERSION_PROSE = schema.LAST_VERSION.replace("key_id IS ?", "key_id IS NULL").replace("?", "%s")
+STREAM_STATEMENTS = schema.STREAM_STATEMENTS.replace("key_id IS ?", "key_id = %s").replace(
     "?", "%s"
 )
-STREAM_VERSIONS = schema.STREAM_VERSIONS.replace(" IS ?", " IS NOT DISTINCT FROM %s").replace(
+STREAM_STATEMENTS_PROSE = schema.STREAM_STATEMENTS.replace("key_id IS ?", "key_id IS NULL").replace(
+    "?", "%s"
+)
+STREAM_VERSIONS = schema.STREAM_VERSIONS.replace("key_id IS ?", "key_id = %s").replace("?", "%s")
+STREAM_VERSIONS_PROSE = schema.STREAM_VERSIONS.replace("key_id IS ?", "key_id IS NULL").replace(
     "?", "%s"
 )
 RETIRED_SINCE = schema.RETIRED_SINCE.replace("?", "%s")

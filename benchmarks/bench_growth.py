@@ -1,0 +1,183 @@
+"""How the ledger's costs grow with its size (issue 17, "cost growth"), for the SQLite file and
+PostgreSQL, measured with pytest-benchmark.
+
+One seeded history is built once per size in memory (keys whose values change again and again:
+each change retires one version row and adds two, so about half the rows end up retired), then
+copied into each ledger with ``Ledger.load`` (not timed). On each ledger: ``current`` and
+``as_of`` (a past valid time, as known at a past record time) for one key, cycling through
+random keys, and single writes that supersede a key's value (one commit each). Sizes are
+GROWTH_SIZES version rows (default 10,000 and 100,000; ``GROWTH_SIZES=10000,100000,1000000
+make bench-growth`` adds a million, about 10 minutes more). The aim: reads grow at most
+logarithmically (the largest no more than 2 x the smallest), writes stay constant per fact.
+Under ``--benchmark-disable`` (``make test``) one small size runs once as a smoke test.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from functools import cache
+from itertools import count, cycle
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks.reporting import Timed, record_latency, record_rate
+from shared_core import Fact, InMemoryLedger, Ledger, ManualClock, PostgresLedger, SQLiteLedger
+from shared_core.clock import OPEN
+from shared_core.ledger.records import LedgerDump
+from tests.servers import drop_schema
+
+T0 = datetime(2000, 1, 1, tzinfo=UTC)
+NOW = datetime(2025, 1, 1, tzinfo=UTC)
+KEY_SHARE = 20  # about one key per 20 version rows: ~10 changes per key
+SIZES = tuple(int(n) for n in os.environ.get("GROWTH_SIZES", "10000,100000").split(","))
+SMOKE_SIZE = 2_000
+QUERIES, WRITES, ROUNDS = 500, 200, 5
+SEED = 1_717
+
+
+@cache
+def history(size: int) -> LedgerDump:
+    """A ledger of about ``size`` version rows, as a dump (built once per size)."""
+    rng = random.Random(SEED)
+    keys = max(1, size // KEY_SHARE)
+    clock = ManualClock(NOW)
+    ledger = InMemoryLedger(clock=clock)
+    facts = size // 2  # a change adds two rows (and retires one) once a key has a value
+    for start in range(0, facts, 1_000):
+        batch = []
+        for n in range(start, min(start + 1_000, facts)):
+            key = rng.randrange(keys)
+            batch.append(
+                Fact(
+                    text=f"user {key} lives in city {n}",
+                    subject=f"user-{key}",
+                    relation="lives_in",
+                    object=f"city-{n}",
+                    valid_from=T0 + timedelta(hours=n),
+                )
+            )
+        ledger.write_many(batch)
+        clock.advance(timedelta(seconds=1))
+    return ledger.dump()
+
+
+def open_store(store: str, tmp_path: Path, postgres: str | None) -> tuple[Ledger, str]:
+    """A new, empty ledger of the kind asked: (the ledger, the schema to drop or "")."""
+    clock = ManualClock(NOW + timedelta(days=1))
+    if store == "postgres":
+        assert postgres is not None
+        schema = f"g_{uuid.uuid4().hex[:12]}"
+        return PostgresLedger(postgres, schema=schema, clock=clock), schema
+    return SQLiteLedger(tmp_path / "ledger.sqlite", clock=clock, durability="normal"), ""
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def store(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def loaded(
+    store: str, tmp_path: Path, request: pytest.FixtureRequest, size: int
+) -> Iterator[tuple[Ledger, LedgerDump]]:
+    postgres = request.getfixturevalue("postgres_url") if store == "postgres" else None
+    dump = history(size)
+    ledger, schema = open_store(store, tmp_path, postgres)
+    try:
+        ledger.load(dump)
+        yield ledger, dump
+    finally:
+        ledger.close()
+        if schema and postgres is not None:
+            drop_schema(postgres, schema)
+
+
+def sizes(config: Any) -> list[int]:
+    return [SMOKE_SIZE] if config.getoption("benchmark_disable") else list(SIZES)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "size" in metafunc.fixturenames:
+        metafunc.parametrize("size", sizes(metafunc.config))
+
+
+def _label(store: str, dump: LedgerDump, what: str) -> str:
+    retired = sum(1 for v in dump.versions if v.retired_at < OPEN)
+    return f"{store}, {len(dump.versions):,} version rows ({retired:,} retired): {what}"
+
+
+@pytest.mark.benchmark(group="cost growth: reads of one key")
+@pytest.mark.parametrize("read", ["current", "as_of"])
+def test_reads_of_one_key(
+    benchmark: Any,
+    figures: list[str],
+    loaded: tuple[Ledger, LedgerDump],
+    store: str,
+    size: int,
+    read: str,
+) -> None:
+    ledger, dump = loaded
+    rng = random.Random(SEED + 1)
+    keys = [key for _, key in dump.keys]
+    past = NOW - timedelta(days=rng.randrange(1, 300))
+    asked = cycle(rng.sample(keys, min(QUERIES, len(keys))))
+
+    def one() -> list[Fact]:
+        key = next(asked)
+        if read == "current":
+            return ledger.current(subject=key.subject, relation=key.relation)
+        valid = T0 + timedelta(hours=rng.randrange(len(dump.statements)))
+        return ledger.as_of(
+            valid_at=valid, known_at=past, subject=key.subject, relation=key.relation
+        )
+
+    timed = Timed(one)
+    benchmark.pedantic(timed, rounds=QUERIES, iterations=1)
+    assert ledger.current(subject=keys[0].subject, relation=keys[0].relation)
+    label = _label(store, dump, read)
+    record_latency(benchmark, figures, timed, label, store=store, size=len(dump.versions))
+
+
+@pytest.mark.benchmark(group="cost growth: single writes")
+def test_single_writes(
+    benchmark: Any,
+    figures: list[str],
+    loaded: tuple[Ledger, LedgerDump],
+    store: str,
+    size: int,
+) -> None:
+    ledger, dump = loaded
+    rng = random.Random(SEED + 2)
+    keys = [key for _, key in dump.keys]
+    changes = count(len(dump.statements) + 1)
+
+    def writes() -> None:
+        for _ in range(WRITES):
+            n, key = next(changes), rng.choice(keys)
+            ledger.write(
+                Fact(
+                    text=f"{key.subject} lives in city {n}",
+                    subject=key.subject,
+                    relation=key.relation,
+                    object=f"city-{n}",
+                    valid_from=T0 + timedelta(hours=n),
+                )
+            )
+
+    timed = Timed(writes)
+    benchmark.pedantic(timed, rounds=ROUNDS, iterations=1)
+    record_rate(
+        benchmark,
+        figures,
+        timed,
+        _label(store, dump, "single writes"),
+        WRITES,
+        store=store,
+        size=len(dump.versions),
+    )
