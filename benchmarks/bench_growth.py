@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import random
+import tempfile
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -27,7 +28,7 @@ from typing import Any
 import pytest
 
 from benchmarks.reporting import Timed, record_latency, record_rate
-from shared_core import Fact, InMemoryLedger, Ledger, ManualClock, PostgresLedger, SQLiteLedger
+from shared_core import Fact, Ledger, ManualClock, PostgresLedger, SQLiteLedger
 from shared_core.clock import OPEN
 from shared_core.ledger.records import LedgerDump
 from tests.servers import drop_schema
@@ -43,11 +44,21 @@ SEED = 1_717
 
 @cache
 def history(size: int) -> LedgerDump:
-    """A ledger of about ``size`` version rows, as a dump (built once per size)."""
+    """A ledger of about ``size`` version rows, as a dump (built once per size, in a scratch
+    SQLite file: the in-memory fake scans its rows on each write)."""
     rng = random.Random(SEED)
     keys = max(1, size // KEY_SHARE)
     clock = ManualClock(NOW)
-    ledger = InMemoryLedger(clock=clock)
+    with tempfile.TemporaryDirectory() as folder:
+        scratch = Path(folder) / "history.sqlite"
+        with SQLiteLedger(scratch, clock=clock, durability="normal") as ledger:
+            _write_history(ledger, clock, rng, keys, size)
+            return ledger.dump()
+
+
+def _write_history(
+    ledger: Ledger, clock: ManualClock, rng: random.Random, keys: int, size: int
+) -> None:
     facts = size // 2  # a change adds two rows (and retires one) once a key has a value
     for start in range(0, facts, 1_000):
         batch = []
@@ -64,7 +75,6 @@ def history(size: int) -> LedgerDump:
             )
         ledger.write_many(batch)
         clock.advance(timedelta(seconds=1))
-    return ledger.dump()
 
 
 def open_store(store: str, tmp_path: Path, postgres: str | None) -> tuple[Ledger, str]:
@@ -82,13 +92,15 @@ def store(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def loaded(
-    store: str, tmp_path: Path, request: pytest.FixtureRequest, size: int
+    store: str, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest, size: int
 ) -> Iterator[tuple[Ledger, LedgerDump]]:
+    """The history of ``size`` rows in a new ledger of the store's kind (shared by the tests of
+    one size: the reads come first, then the writes add a few rows)."""
     postgres = request.getfixturevalue("postgres_url") if store == "postgres" else None
     dump = history(size)
-    ledger, schema = open_store(store, tmp_path, postgres)
+    ledger, schema = open_store(store, tmp_path_factory.mktemp("growth"), postgres)
     try:
         ledger.load(dump)
         yield ledger, dump
@@ -104,7 +116,7 @@ def sizes(config: Any) -> list[int]:
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "size" in metafunc.fixturenames:
-        metafunc.parametrize("size", sizes(metafunc.config))
+        metafunc.parametrize("size", sizes(metafunc.config), scope="module")
 
 
 def _label(store: str, dump: LedgerDump, what: str) -> str:
