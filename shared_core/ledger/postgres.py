@@ -523,6 +523,9 @@ class PostgresBackend:
             # new ids continue after the restored ones
             cursor.execute(postgres_schema.RESTART_KEY_IDS)
             cursor.execute(postgres_schema.RESTART_ROW_IDS)
+            # fresh planner statistics: before autovacuum comes by, a bulk-loaded table looks
+            # empty to the planner, and a key's reads scanned the believed rows of every key
+            cursor.execute("ANALYZE keys, statements, versions")
         self.set_last_record(*dump.last_record)
 
     # ------------------------------------------------------------------ helpers
