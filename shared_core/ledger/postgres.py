@@ -624,4 +624,4 @@ class PostgresLedger(Ledger):
         self.schema = schema
 
 
-__all__ = ["LedgerError", "PostgresBackend", "PostgresLedger"]
+__all__ = ["PostgresBackend", "PostgresLedger", "lock_id"]
