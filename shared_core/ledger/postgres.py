@@ -32,7 +32,7 @@ from shared_core.errors import (
     NotALedgerError,
     SchemaVersionError,
 )
-from shared_core.facts import Cardinality, FactKey, Reason, encode_object
+from shared_core.facts import Cardinality, FactKey, Reason
 from shared_core.ledger import postgres_schema
 from shared_core.ledger import schema as codecs
 from shared_core.ledger.backend import FactRow, VersionQuery
@@ -350,30 +350,7 @@ class PostgresBackend:
         return {stream: self.load_stream(key_id, stream) for (stream,) in rows}
 
     def insert_statement(self, row: StatementRow) -> None:
-        self._execute(
-            postgres_schema.INSERT_STATEMENT,
-            (
-                row.seq,
-                row.fact_id,
-                row.namespace,
-                row.key_id,
-                row.stream,
-                row.subject,
-                row.relation,
-                None if row.object is None else encode_object(row.object),
-                row.value,
-                row.kind,
-                row.text,
-                row.text_key,
-                row.valid_from,
-                row.valid_to,
-                row.recorded_at,
-                row.retired_at,
-                *codecs.reason_columns(row.retire_reason),
-                row.metadata,
-                *codecs.reason_columns(row.end_reason),
-            ),
-        )
+        self._execute(postgres_schema.INSERT_STATEMENT, codecs.statement_columns(row))
 
     def retire_statement(self, seq: int, at: Instant, reason: Reason) -> None:
         self._execute(postgres_schema.RETIRE_STATEMENT, (at, *codecs.reason_columns(reason), seq))

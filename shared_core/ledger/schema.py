@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from shared_core.clock import OPEN
-from shared_core.facts import Reason, ReasonKind, decode_object
+from shared_core.facts import Reason, ReasonKind, decode_object, encode_object
 from shared_core.ledger.records import StatementRow, VersionRow, light_statement
 from shared_core.supersession import Statement, Version
 
@@ -220,6 +220,31 @@ def decode_stream_statement(row: tuple[Any, ...]) -> Statement:
     seq, fact_id, key_id, value, kind, valid_from, valid_to, text_key = row[:8]
     end = decode_reason(*row[8:12])
     return light_statement(seq, fact_id, key_id, value, kind, valid_from, valid_to, text_key, end)
+
+
+def statement_columns(row: StatementRow) -> tuple[Any, ...]:
+    """A statement row's values in STATEMENT_COLUMNS order (decode_statement's inverse)."""
+    return (
+        row.seq,
+        row.fact_id,
+        row.namespace,
+        row.key_id,
+        row.stream,
+        row.subject,
+        row.relation,
+        None if row.object is None else encode_object(row.object),
+        row.value,
+        row.kind,
+        row.text,
+        row.text_key,
+        row.valid_from,
+        row.valid_to,
+        row.recorded_at,
+        row.retired_at,
+        *reason_columns(row.retire_reason),
+        row.metadata,
+        *reason_columns(row.end_reason),
+    )
 
 
 def version_columns(row: VersionRow) -> tuple[Any, ...]:

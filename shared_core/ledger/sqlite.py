@@ -27,7 +27,7 @@ from shared_core.errors import (
     NotALedgerError,
     SchemaVersionError,
 )
-from shared_core.facts import Cardinality, FactKey, Reason, encode_object
+from shared_core.facts import Cardinality, FactKey, Reason
 from shared_core.ledger import schema
 from shared_core.ledger.backend import FactRow, VersionQuery
 from shared_core.ledger.ledger import Ledger
@@ -295,31 +295,7 @@ class SQLiteBackend:
         return {stream: self.load_stream(key_id, stream) for (stream,) in rows.fetchall()}
 
     def insert_statement(self, row: StatementRow) -> None:
-        reason = schema.reason_columns(row.retire_reason)
-        self._conn.execute(
-            schema.INSERT_STATEMENT,
-            (
-                row.seq,
-                row.fact_id,
-                row.namespace,
-                row.key_id,
-                row.stream,
-                row.subject,
-                row.relation,
-                None if row.object is None else encode_object(row.object),
-                row.value,
-                row.kind,
-                row.text,
-                row.text_key,
-                row.valid_from,
-                row.valid_to,
-                row.recorded_at,
-                row.retired_at,
-                *reason,
-                row.metadata,
-                *schema.reason_columns(row.end_reason),
-            ),
-        )
+        self._conn.execute(schema.INSERT_STATEMENT, schema.statement_columns(row))
 
     def retire_statement(self, seq: int, at: Instant, reason: Reason) -> None:
         self._conn.execute(schema.RETIRE_STATEMENT, (at, *schema.reason_columns(reason), seq))

@@ -174,6 +174,33 @@ def summary(config: pytest.Config, label: str, counts: dict[str, int]) -> None:
     )
 
 
+def writer_processes(
+    count: int, where: list[str], operations: int, go: Path, *, timeout: float = 120
+) -> list[Any]:
+    """``count`` concurrent_writer processes on ``where`` ([ledger] or [ledger, index]),
+    released together; their logs."""
+    ledger, *index = where
+    command = [sys.executable, "-m", "tests.integration.concurrent_writer", ledger]
+    processes = [
+        subprocess.Popen(
+            [*command, str(worker), str(operations), str(SEED), str(go), *index],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for worker in range(count)
+    ]
+    go.touch()
+    logs = []
+    for process in processes:
+        out, err = process.communicate(timeout=timeout)
+        assert process.returncode == 0, err
+        logs.append(json.loads(out))
+    return logs
+
+
 def in_threads(count: int, work: Callable[[int], list[dict[str, Any]]]) -> list[Any]:
     barrier = threading.Barrier(count)
     logs: list[Any] = [None] * count
@@ -254,26 +281,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
 def test_four_processes_writing_the_same_keys_lose_nothing_and_match_the_oracle(
     store: Store, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    go = tmp_path / "go"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "tests.integration.concurrent_writer", store.location]
-    processes = [
-        subprocess.Popen(
-            [*command, str(worker), "60", str(SEED), str(go)],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for worker in range(4)
-    ]
-    go.touch()
-    logs = []
-    for process in processes:
-        out, err = process.communicate(timeout=120)
-        assert process.returncode == 0, err
-        logs.append(json.loads(out))
+    logs = writer_processes(4, [store.location], 60, tmp_path / "go")
     with store.open() as ledger:
         counts = check_everything(ledger, logs)
     summary(request.config, f"4 processes, {request.node.callspec.id}", counts)
@@ -285,29 +293,12 @@ def test_four_memories_in_four_processes_share_a_server_ledger_and_index(
     """PostgreSQL and a Chroma server shared by four processes, each with its own
     TemporalMemory: the ledger matches the oracle and the index, caught up by the writers
     themselves (one mirror at a time), matches the ledger exactly."""
-    schema, prefix, go = f"m_{uuid.uuid4().hex[:12]}", f"m{uuid.uuid4().hex[:12]}", tmp_path / "go"
+    schema, prefix = f"m_{uuid.uuid4().hex[:12]}", f"m{uuid.uuid4().hex[:12]}"
     with PostgresLedger(postgres_url, schema=schema) as ledger:
         declare(ledger)
-    command = [sys.executable, "-m", "tests.integration.concurrent_writer"]
     location, index = f"{postgres_url}#{schema}", f"{chroma_url}#{prefix}"
     try:
-        processes = [
-            subprocess.Popen(
-                [*command, location, str(worker), "30", str(SEED), str(go), index],
-                cwd=ROOT,
-                env={**os.environ, "PYTHONPATH": str(ROOT)},
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            for worker in range(4)
-        ]
-        go.touch()
-        logs = []
-        for process in processes:
-            out, err = process.communicate(timeout=300)
-            assert process.returncode == 0, err
-            logs.append(json.loads(out))
+        logs = writer_processes(4, [location, index], 30, tmp_path / "go", timeout=300)
         memory = TemporalMemory(
             ledger=PostgresLedger(postgres_url, schema=schema),
             index=ChromaIndex.connect(chroma_url, prefix=prefix),
