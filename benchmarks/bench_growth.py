@@ -9,7 +9,10 @@ random keys, and single writes that supersede a key's value (one commit each). S
 GROWTH_SIZES version rows (default 10,000 and 100,000; ``GROWTH_SIZES=10000,100000,1000000
 make bench-growth`` adds a million, about 10 minutes more). The aim: reads grow at most
 logarithmically (the largest no more than 2 x the smallest), writes stay constant per fact.
-Under ``--benchmark-disable`` (``make test``) one small size runs once as a smoke test.
+At the end: a table of the three figures per ledger and size, each also as a multiple of the
+smallest size, and a plot of the same (``GROWTH_PLOT``, default build/bench-growth/growth.png).
+Under ``--benchmark-disable`` (``make test``) one small size runs once as a smoke test (the plot
+goes to pytest's temporary directory).
 """
 
 from __future__ import annotations
@@ -27,7 +30,15 @@ from typing import Any
 
 import pytest
 
-from benchmarks.reporting import Timed, record_latency, record_rate
+from benchmarks.reporting import (
+    Growth,
+    Timed,
+    growth_report,
+    median_seconds,
+    plot_path,
+    record_latency,
+    record_rate,
+)
 from shared_core import Fact, Ledger, ManualClock, PostgresLedger, SQLiteLedger
 from shared_core.clock import OPEN
 from shared_core.ledger.records import LedgerDump
@@ -40,6 +51,8 @@ SIZES = tuple(int(n) for n in os.environ.get("GROWTH_SIZES", "10000,100000").spl
 SMOKE_SIZE = 2_000
 QUERIES, WRITES, ROUNDS = 500, 200, 5
 SEED = 1_717
+WRITES_PER_S = "single writes (/s)"
+GROWTH: Growth = {}
 
 
 @cache
@@ -110,6 +123,17 @@ def loaded(
             drop_schema(postgres, schema)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def growth(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, figures: list[str]
+) -> Iterator[None]:
+    """After the last size: the growth table and plot of every figure."""
+    yield
+    scratch = tmp_path_factory.mktemp("bench-growth-plot") / "growth.png"
+    plot = plot_path(request.config, "GROWTH_PLOT", "build/bench-growth/growth.png", scratch)
+    growth_report(figures, "ledger reads of one key and single writes", GROWTH, plot)
+
+
 def sizes(config: Any) -> list[int]:
     return [SMOKE_SIZE] if config.getoption("benchmark_disable") else list(SIZES)
 
@@ -154,6 +178,8 @@ def test_reads_of_one_key(
     assert ledger.current(subject=keys[0].subject, relation=keys[0].relation)
     label = _label(store, dump, read)
     record_latency(benchmark, figures, timed, label, store=store, size=len(dump.versions))
+    row = GROWTH.setdefault((store, len(dump.versions)), {})
+    row[f"{read} (us)"] = 1e6 * median_seconds(benchmark, timed)[0]
 
 
 @pytest.mark.benchmark(group="cost growth: single writes")
@@ -193,3 +219,5 @@ def test_single_writes(
         store=store,
         size=len(dump.versions),
     )
+    row = GROWTH.setdefault((store, len(dump.versions)), {})
+    row[WRITES_PER_S] = WRITES / median_seconds(benchmark, timed)[0]

@@ -1,45 +1,67 @@
-"""Vector index figures: what the live/hist layout of :class:`ChromaIndex` buys.
+"""Vector index figures: what the live/hist layout of :class:`ChromaIndex` buys, and how its
+cost grows with the number of records (issues 4 and 17).
 
-Built once per run in pytest's temporary directory (a ``PersistentClient``): 100,000 version
-records of 50,000 keys, dimension 384. Each key has an older version, retired (corrected) in
-record time, and a current one; both are the key's random direction plus a little noise, so
-every current record has a stale near-duplicate, as in agent memory. Then, k = 10:
+Built once per case, a case being where the index lives and its size: ``embedded`` (a
+``PersistentClient`` folder in pytest's temporary directory) or ``server`` (``chroma run``, the
+``chroma_url`` fixture: ``ChromaIndex.connect`` and a plain collection on the same server, under
+names of their own, deleted after the case), at each size of ``INDEX_SIZES`` (default
+``10000,100000``; ``INDEX_SIZES=10000,100000,1000000`` adds a million, about an hour more on 2
+cores, most of it inserting: see benchmarks/README.md). A size of N records holds N / 2 keys,
+dimension 384. Each key has an older version, retired (corrected) in record time, and a current
+one; both are the key's random direction plus a little noise, so every current record has a
+stale near-duplicate, as in agent memory. Then, k = 10, on every case:
 
 1. ``ChromaIndex.search`` of the current state (valid now, known now): the fast path;
-2. a raw, unfiltered Chroma query on a plain collection of the same 100,000 records (the floor
-   this library cannot beat), and the ratio 1 / 2 (the aim is <= 1.5);
+2. a raw, unfiltered Chroma query on a plain collection of the same N records (the floor this
+   library cannot beat), and the ratio 1 / 2 (the aim is <= 1.5, at a million too);
 3. the same raw query with ``where retired_at == OPEN``: what one filtered collection costs;
 4. ``ChromaIndex.search`` as of the past (random ``valid_at`` and ``known_at``): unfiltered
    over-fetching when it settles the answer, else filtered queries (the mean and p90 show how
    often that happens);
 5. ``apply`` of 1,000 supersessions (1,000 rows move from live to hist, 1,000 arrive).
 
-Under ``--benchmark-disable`` (``make test``) the records are 2,000 and every workload runs once
-as a smoke test (results checked, no timing asserted).
+At the end: a table of 1 and 2 and their ratio per case, each also as a multiple of the
+smallest size, and a plot of the same (``INDEX_PLOT``, default build/bench-index/growth.png).
+Under ``--benchmark-disable`` (``make test``) one size of 2,000 records runs, embedded and on
+the server, every workload once as a smoke test (results checked, no timing asserted; the plot
+goes to pytest's temporary directory).
 """
 
 from __future__ import annotations
 
+import os
 import random
 import time
+import urllib.parse
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from itertools import count, cycle
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-from benchmarks.reporting import Timed, median_seconds, record_latency, record_rate
+from benchmarks.reporting import (
+    Growth,
+    Timed,
+    growth_report,
+    median_seconds,
+    plot_path,
+    record_latency,
+    record_rate,
+)
 from shared_core.clock import OPEN
 from shared_core.index import chroma
 from shared_core.index.chroma_layout import to_metadata
 from shared_core.ledger.results import ChangeCursor, VersionRecord
+from tests.servers import close_chroma_client
 
 pytest.importorskip("chromadb")
 
-FULL, SMOKE = 100_000, 2_000
+SIZES = tuple(int(n) for n in os.environ.get("INDEX_SIZES", "10000,100000").split(","))
+SMOKE = 2_000
+PLACES = ("embedded", "server")
 DIM, K, BATCH, QUERIES, MOVES = 384, 10, 10_000, 200, 1_000
 NOISE = 0.15  # per-coordinate noise around a key's direction, relative to 1/sqrt(DIM)
 SECOND = 1_000_000
@@ -48,16 +70,22 @@ T1 = T0 + 365 * 86_400 * SECOND  # 2021-01-01: the current versions
 R0 = T1 + 365 * 86_400 * SECOND  # record times of the old versions, then the corrections
 NOW = R0 + 365 * 86_400 * SECOND
 SEED = 20_240_501
-MEDIANS: dict[str, float] = {}
+CURRENT, RAW, RATIO = "current-state (us)", "unfiltered (us)", "ratio"
+GROWTH: Growth = {}
 
 
 @dataclass
 class Built:
-    index: Any  # ChromaIndex
+    index: chroma.ChromaIndex
     plain: Any  # a chromadb Collection
     queries: Any  # QUERIES x DIM query vectors
     records: dict[int, VersionRecord]
     size: int
+    where: str
+
+    @property
+    def case(self) -> str:
+        return f"{self.where}, {self.size:,} records"
 
 
 def _records(keys: int) -> list[VersionRecord]:
@@ -91,21 +119,18 @@ def _vectors(keys: int, rng: Any) -> tuple[Any, Any]:
     return rows, queries
 
 
-def _build_index(path: Path, records: list[VersionRecord], vectors: Any) -> Any:
-    index = chroma.ChromaIndex(path)
+def _build_index(index: Any, records: list[VersionRecord], vectors: Any) -> None:
     index.bind(embedder="random-384", dimension=DIM)
     for start in range(0, len(records), BATCH):
         batch = records[start : start + BATCH]
         given = {r.fact_id: vectors[start + i] for i, r in enumerate(batch)}
         index.apply(batch, given, ChangeCursor(batch[-1].row_id, 0))
-    return index
 
 
-def _build_plain(path: Path, records: list[VersionRecord], vectors: Any) -> Any:
+def _build_plain(client: Any, name: str, records: list[VersionRecord], vectors: Any) -> Any:
     """One plain collection of every record, as a naive single-collection design keeps them."""
-    client = chroma._persistent_client(path)
     plain = client.create_collection(
-        "plain",
+        name,
         configuration={"hnsw": {"space": "cosine"}},
         embedding_function=chroma.precomputed_embedding_function(),
     )
@@ -121,26 +146,72 @@ def _build_plain(path: Path, records: list[VersionRecord], vectors: Any) -> Any:
     return plain
 
 
+def _http_client(url: str) -> Any:
+    parts = urllib.parse.urlsplit(url)
+    return chroma._chromadb().HttpClient(host=parts.hostname, port=parts.port or 8000)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "case" in metafunc.fixturenames:
+        sizes = [SMOKE] if metafunc.config.getoption("benchmark_disable") else list(SIZES)
+        cases = [(where, size) for where in PLACES for size in sizes]
+        ids = [f"{where}-{size}" for where, size in cases]
+        metafunc.parametrize("case", cases, ids=ids, scope="module")
+
+
 @pytest.fixture(scope="module")
-def built(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, figures: list[str]
-) -> Iterator[Built]:
-    size = SMOKE if request.config.getoption("benchmark_disable") else FULL
+def place(
+    case: tuple[str, int], request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Any, Any, str]]:
+    """(a new, empty ChromaIndex, a Chroma client for the plain collection, its name) where
+    the case says; on the server, every collection made here is deleted after the case."""
+    where, size = case
+    if where == "embedded":
+        folder = tmp_path_factory.mktemp("bench-index")
+        index = chroma.ChromaIndex(folder / "index")
+        yield index, chroma._persistent_client(folder / "plain"), "plain"
+        index.close()
+        return
+    url = request.getfixturevalue("chroma_url")
+    tag = f"bench_{size}_{uuid.uuid4().hex[:8]}"
+    index, client = chroma.ChromaIndex.connect(url, prefix=tag), _http_client(url)
+    try:
+        yield index, client, f"{tag}_plain"
+    finally:
+        index.drop()
+        if f"{tag}_plain" in {c.name for c in client.list_collections()}:
+            client.delete_collection(f"{tag}_plain")
+        close_chroma_client(client)
+
+
+@pytest.fixture(scope="module")
+def built(case: tuple[str, int], place: tuple[Any, Any, str], figures: list[str]) -> Built:
+    where, size = case
+    index, client, name = place
     records = _records(size // 2)
     vectors, queries = _vectors(size // 2, np.random.default_rng(SEED))
-    folder = tmp_path_factory.mktemp("bench-index")
     start = time.perf_counter()
-    index = _build_index(folder / "index", records, vectors)
+    _build_index(index, records, vectors)
     middle = time.perf_counter()
-    plain = _build_plain(folder / "plain", records, vectors)
+    plain = _build_plain(client, name, records, vectors)
     end = time.perf_counter()
     figures.append(
-        f"  build: ChromaIndex.apply of {size:,} records (half retired) in batches of {BATCH:,}: "
-        f"{middle - start:.1f} s ({size / (middle - start):,.0f}/s); "
+        f"  build, {where}: ChromaIndex.apply of {size:,} records (half retired) in batches of "
+        f"{BATCH:,}: {middle - start:.1f} s ({size / (middle - start):,.0f}/s); "
         f"plain collection of {size:,}: {end - middle:.1f} s"
     )
-    yield Built(index, plain, queries, {r.row_id: r for r in records}, size)
-    index.close()
+    return Built(index, plain, queries, {r.row_id: r for r in records}, size, where)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def growth(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, figures: list[str]
+) -> Iterator[None]:
+    """After the last case: the growth table and plot of the current-state / unfiltered ratio."""
+    yield
+    scratch = tmp_path_factory.mktemp("bench-index-plot") / "growth.png"
+    plot = plot_path(request.config, "INDEX_PLOT", "build/bench-index/growth.png", scratch)
+    growth_report(figures, "Chroma search, k=10, current state vs unfiltered", GROWTH, plot)
 
 
 def _cycled(queries: Any) -> Iterator[list[float]]:
@@ -160,13 +231,16 @@ def test_current_state_search(benchmark: Any, figures: list[str], built: Built) 
     found = benchmark(timed)
     assert len(found) == K
     assert all(built.records[m.row_id].retired_at == OPEN for m in found)
-    MEDIANS["current"] = median_seconds(benchmark, timed)[0]
+    GROWTH.setdefault((built.where, built.size), {})[CURRENT] = (
+        1e6 * (median_seconds(benchmark, timed)[0])
+    )
     record_latency(
         benchmark,
         figures,
         timed,
-        f"ChromaIndex.search, current state, {built.size:,} records",
+        f"ChromaIndex.search, current state, {built.case}",
         records=built.size,
+        where=built.where,
     )
 
 
@@ -182,13 +256,22 @@ def test_raw_unfiltered_chroma_query(benchmark: Any, figures: list[str], built: 
     timed = Timed(query)
     found = benchmark(timed)
     assert len(found["ids"][0]) == K
-    raw = median_seconds(benchmark, timed)[0]
-    record_latency(benchmark, figures, timed, f"raw Chroma query, unfiltered, plain {built.size:,}")
-    if "current" in MEDIANS:
-        ratio = MEDIANS["current"] / raw
-        benchmark.extra_info["current_over_raw"] = round(ratio, 2)
+    row = GROWTH.setdefault((built.where, built.size), {})
+    row[RAW] = 1e6 * median_seconds(benchmark, timed)[0]
+    record_latency(
+        benchmark,
+        figures,
+        timed,
+        f"raw Chroma query, unfiltered, plain collection, {built.case}",
+        records=built.size,
+        where=built.where,
+    )
+    if CURRENT in row:
+        row[RATIO] = row[CURRENT] / row[RAW]
+        benchmark.extra_info["current_over_raw"] = round(row[RATIO], 2)
         figures.append(
-            f"  ratio current-state search / raw unfiltered query: {ratio:.2f} (aim <= 1.5)"
+            f"  ratio current-state search / raw unfiltered query, {built.case}: "
+            f"{row[RATIO]:.2f} (aim <= 1.5)"
         )
 
 
@@ -212,7 +295,7 @@ def test_raw_filtered_chroma_query(benchmark: Any, figures: list[str], built: Bu
         benchmark,
         figures,
         timed,
-        f"raw Chroma query, where retired_at == OPEN, plain {built.size:,}",
+        f"raw Chroma query, where retired_at == OPEN, plain collection, {built.case}",
     )
 
 
@@ -243,14 +326,14 @@ def test_as_of_search(benchmark: Any, figures: list[str], built: Built) -> None:
         benchmark,
         figures,
         timed,
-        f"ChromaIndex.search as of the past, {built.size:,} records",
+        f"ChromaIndex.search as of the past, {built.case}",
         records=built.size,
     )
     calls = sorted(timed.seconds)
     mean, p90 = sum(calls) / len(calls), calls[int(0.9 * (len(calls) - 1))]
     benchmark.extra_info.update(mean_us=round(mean * 1e6), p90_us=round(p90 * 1e6))
     figures.append(
-        f"    as of the past, over {len(calls)} calls: mean {mean * 1e3:,.1f} ms, "
+        f"    as of the past, {built.case}, over {len(calls)} calls: mean {mean * 1e3:,.1f} ms, "
         f"p90 {p90 * 1e3:,.1f} ms (the slow ones fell back to filtered queries)"
     )
 
@@ -277,5 +360,9 @@ def test_apply_supersessions(benchmark: Any, figures: list[str], built: Built) -
     timed = Timed(built.index.apply)
     benchmark.pedantic(timed, setup=batch, rounds=3)
     record_rate(
-        benchmark, figures, timed, "ChromaIndex.apply, supersessions (records/s)", 2 * moves
+        benchmark,
+        figures,
+        timed,
+        f"ChromaIndex.apply, supersessions (records/s), {built.case}",
+        2 * moves,
     )

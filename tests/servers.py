@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 STARTUP_SECONDS = 60.0
+_CHROMA_PIDS: dict[str, int] = {}  # URL -> process id of each chroma_server() running
 
 
 def unavailable(reason: str) -> None:
@@ -197,8 +198,10 @@ def chroma_server() -> Iterator[str]:
     url = f"http://127.0.0.1:{port}"
     try:
         wait_for_chroma(url, process)
+        _CHROMA_PIDS[url] = process.pid
         yield url
     finally:
+        _CHROMA_PIDS.pop(url, None)
         process.terminate()
         try:
             process.wait(timeout=30)
@@ -207,6 +210,12 @@ def chroma_server() -> Iterator[str]:
             process.wait(timeout=30)
         log.close()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def chroma_server_pid(url: str) -> int | None:
+    """The process id of the server :func:`chroma_server` runs at ``url`` (None for another
+    server, e.g. one given by TEMPORAL_RAG_CHROMA_URL), for the benchmarks' memory figures."""
+    return _CHROMA_PIDS.get(url)
 
 
 def wait_for_chroma(url: str, process: subprocess.Popen[bytes] | None = None) -> None:
