@@ -2,56 +2,30 @@
 
 ``pip install "temporal-rag[postgres]"``. The rows, rules and guarantees are the SQLite
 ledger's; one ledger lives in one PostgreSQL schema (``temporal_rag`` unless told), so several
-ledgers share a database. Every write is one transaction holding the ledger's advisory lock,
-taken with a lock timeout and bounded retries (then :class:`LedgerBusyError`): writers from any
-number of processes and connections see each other's commits and never interleave a
-supersession, and version row ids grow in commit order, which the change feed relies on. A
-lost connection is :class:`LedgerUnavailableError` and leaves nothing half-written (the
-transaction rolls back on the server); the pool replaces the connection for the next call.
+ledgers share a database. Every write is one transaction holding the ledger's advisory lock
+(:mod:`shared_core.ledger.postgres_connection`: lock timeout, bounded retries, then
+:class:`LedgerBusyError`): writers from any number of processes and connections see each other's
+commits and never interleave a supersession, and version row ids grow in commit order, which the
+change feed relies on. A lost connection is :class:`LedgerUnavailableError` and leaves nothing
+half-written (the transaction rolls back on the server); the pool replaces the connection for
+the next call. This module holds the Backend's queries.
 """
 
 from __future__ import annotations
 
-import hashlib
-import random
-import re
-import threading
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from shared_core.clock import OPEN, Clock, Instant
-from shared_core.errors import (
-    InvalidInputError,
-    LedgerBusyError,
-    LedgerError,
-    LedgerNotFoundError,
-    LedgerUnavailableError,
-    MissingDependencyError,
-    NotALedgerError,
-    SchemaVersionError,
-)
 from shared_core.facts import Cardinality, FactKey, Reason
 from shared_core.ledger import postgres_schema
 from shared_core.ledger import schema as codecs
 from shared_core.ledger.backend import FactRow, VersionQuery
 from shared_core.ledger.ledger import Ledger
+from shared_core.ledger.postgres_connection import PostgresConnections, lock_id, redacted
 from shared_core.ledger.records import LedgerDump, StatementRow, VersionRow
 from shared_core.supersession import StreamState, Version
-
-_SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
-
-
-def _psycopg() -> Any:
-    try:
-        import psycopg
-        import psycopg_pool
-    except ImportError as exc:
-        raise MissingDependencyError(
-            'PostgresLedger needs psycopg 3 and its pool: pip install "temporal-rag[postgres]"'
-        ) from exc
-    return psycopg, psycopg_pool
 
 
 class PostgresBackend:
@@ -68,199 +42,73 @@ class PostgresBackend:
         connect_timeout: float = 10.0,
         create: bool = True,
     ) -> None:
-        if not isinstance(url, str) or not url.startswith(("postgresql://", "postgres://")):
-            raise InvalidInputError(
-                "url", f"is {url!r}", "pass a URL such as postgresql://user@host:5432/dbname"
-            )
-        if not isinstance(schema_name, str) or not _SCHEMA_NAME.fullmatch(schema_name):
-            raise InvalidInputError(
-                "schema", f"is {schema_name!r}", "use lower-case letters, digits and _"
-            )
-        for field, value in (("lock_timeout", lock_timeout), ("connect_timeout", connect_timeout)):
-            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-                raise InvalidInputError(field, f"is {value!r}", "pass a positive number of seconds")
-        psycopg, pool_module = _psycopg()
-        self._errors = psycopg.errors
-        self._psycopg = psycopg
+        self._db = PostgresConnections(
+            url,
+            schema_name=schema_name,
+            pool_size=pool_size,
+            lock_timeout=lock_timeout,
+            busy_retries=busy_retries,
+            connect_timeout=connect_timeout,
+        )
         self.url = url
         self.schema_name = schema_name
-        self._where = f"{_redacted(url)} (schema {schema_name})"
-        self._write_lock_id = lock_id(schema_name)
-        self._mirror_lock_id = lock_id(f"{schema_name}:mirror")
-        self._mirror = threading.Lock()
-        self._lock_timeout_ms = int(lock_timeout * 1000)
-        self._busy_retries = busy_retries
         self._keys: dict[FactKey, int] = {}
         self._pending_keys: dict[FactKey, int] = {}
+        # Relations with a committed key: their cardinality can no longer change (declare
+        # refuses), so it is cached for good.
+        self._used_relations: set[str] = set()
+        self._cardinalities: dict[str, Cardinality | None] = {}
         self._commits = 0
-        self._conn: Any = None  # the connection of the open transaction or snapshot
-        self._clock_moved = False  # the open transaction has moved the revision already
-        self._pool = pool_module.ConnectionPool(
-            url,
-            min_size=1,
-            max_size=max(2, pool_size),  # the mirror lock holds one while the ledger reads
-            kwargs={"connect_timeout": max(1, int(connect_timeout)), "autocommit": True},
-            configure=self._configure,
-            check=pool_module.ConnectionPool.check_connection,
-            timeout=connect_timeout,
-            open=False,
-            name=f"temporal-rag-{schema_name}",
-        )
-        try:
-            with self._translated():
-                self._pool.open(wait=True, timeout=connect_timeout)
-                self._open_schema(create=create)
-        except BaseException:
-            self._pool.close()
-            raise
-
-    def _configure(self, conn: Any) -> None:
-        from psycopg import sql
-
-        conn.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(self.schema_name)))
-
-    # ------------------------------------------------------------------ setup
-    def _open_schema(self, *, create: bool) -> None:
-        from psycopg import sql
-
-        with self._pool.connection() as conn:
-            exists = conn.execute(
-                "SELECT 1 FROM information_schema.schemata WHERE schema_name = %s",
-                (self.schema_name,),
-            ).fetchone()
-            if exists is None and not create:
-                raise LedgerNotFoundError(f"no ledger at {self._where}: the schema does not exist")
-            with conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._write_lock_id,))
-                name = sql.Identifier(self.schema_name)
-                conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(name))
-                tables = self._table_names(conn)
-                if tables and "schema_migrations" not in tables:
-                    raise NotALedgerError(
-                        f"{self._where} holds tables but no temporal-rag ledger (nothing changed)"
-                    )
-                if not tables:
-                    if not create:
-                        raise LedgerNotFoundError(f"{self._where} holds no ledger")
-                    for statement in postgres_schema.SCHEMA:
-                        conn.execute(statement)
-                    conn.execute(
-                        "INSERT INTO schema_migrations (version, applied_at) VALUES (%s, %s)",
-                        (postgres_schema.SCHEMA_VERSION, int(time.time() * 1_000_000)),
-                    )
-                found = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
-                if found is None or found > postgres_schema.SCHEMA_VERSION:
-                    raise SchemaVersionError(
-                        f"{self._where} has schema version {found}; this temporal-rag reads up "
-                        f"to {postgres_schema.SCHEMA_VERSION}: upgrade temporal-rag"
-                    )
-                for version in range(found + 1, postgres_schema.SCHEMA_VERSION + 1):
-                    for statement in postgres_schema.MIGRATIONS[version]:
-                        conn.execute(statement)
-                    conn.execute(
-                        "INSERT INTO schema_migrations (version, applied_at) VALUES (%s, %s)",
-                        (version, int(time.time() * 1_000_000)),
-                    )
-
-    def _table_names(self, conn: Any) -> set[str]:
-        rows = conn.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = %s",
-            (self.schema_name,),
-        )
-        return {row[0] for row in rows}
-
-    @contextmanager
-    def _translated(self) -> Iterator[None]:
-        errors = self._errors
-        try:
-            yield
-        except (errors.LockNotAvailable, errors.QueryCanceled) as exc:
-            raise LedgerBusyError(f"ledger {self._where} is busy: {exc}") from exc
-        except self._psycopg.OperationalError as exc:  # connection refused or lost, pool timeout
-            raise LedgerUnavailableError(
-                f"ledger {self._where} is unreachable: {exc}; nothing of the failed call was "
-                "kept, retry once the server answers"
-            ) from exc
-        except self._psycopg.Error as exc:
-            raise LedgerError(f"ledger {self._where}: {exc}") from exc
+        # The open transaction's record clock and version row ids (read after its lock).
+        self._clock: tuple[Instant, int] | None = None
+        self._clock_moved = False
+        self._first_row = self._next_row = 0
+        self._db.open(create=create)
 
     # ------------------------------------------------------------------ transactions
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        with self._translated(), self._pool.connection() as conn:
-            self._begin_locked(conn)
-            self._conn = conn
-            try:
+        try:
+            with self._db.transaction(self._start_write, self._finish_write):
                 yield
-                if not self._clock_moved:  # set_last_record moves the revision with the clock
-                    conn.execute("UPDATE ledger_clock SET revision = revision + 1 WHERE id = 1")
-                conn.execute("COMMIT")
-            except BaseException:
-                self._pending_keys.clear()
-                with suppress(self._psycopg.Error):  # a lost connection has rolled back already
-                    conn.execute("ROLLBACK")
-                raise
-            finally:
-                self._conn = None
-                self._clock_moved = False
+        except BaseException:
+            self._pending_keys.clear()
+            raise
+        finally:
+            self._clock = None
+            self._clock_moved = False
         self._commits += 1
-        self._keys.update(self._pending_keys)
+        self._keep_keys(self._pending_keys)
         self._pending_keys.clear()
 
-    def _begin_locked(self, conn: Any) -> None:
-        """BEGIN and take the ledger's write lock (one round trip), with bounded retries."""
-        for attempt in range(self._busy_retries + 1):
-            conn.execute("BEGIN")
-            try:
-                conn.execute(
-                    "SELECT set_config('lock_timeout', %s, true), pg_advisory_xact_lock(%s)",
-                    (f"{self._lock_timeout_ms}ms", self._write_lock_id),
-                )
-                return
-            except self._errors.LockNotAvailable as exc:
-                conn.execute("ROLLBACK")
-                if attempt == self._busy_retries:
-                    raise LedgerBusyError(
-                        f"ledger {self._where} stayed locked by other writers for "
-                        f"{self._busy_retries + 1} x {self._lock_timeout_ms / 1000:g}s; retry "
-                        "later or raise lock_timeout"
-                    ) from exc
-                time.sleep(random.uniform(0.01, 0.1) * (attempt + 1))
+    def _start_write(self, conn: Any) -> None:
+        last_time, last_seq, next_row = conn.execute(postgres_schema.WRITE_START).fetchone()
+        self._clock = int(last_time), int(last_seq)
+        self._first_row = self._next_row = int(next_row)
 
-    @contextmanager
-    def snapshot(self) -> Iterator[None]:
-        if self._conn is not None:  # already inside a transaction: its view is consistent
-            yield
-            return
-        with self._translated(), self._pool.connection() as conn:
-            conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            self._conn = conn
-            try:
-                yield
-            finally:
-                self._conn = None
-                conn.execute("COMMIT")
+    def _finish_write(self, conn: Any) -> None:
+        if self._next_row > self._first_row:
+            conn.execute(postgres_schema.ROW_IDS_USED, (self._next_row - 1,))
+        if not self._clock_moved:  # set_last_record moves the revision with the clock
+            conn.execute("UPDATE ledger_clock SET revision = revision + 1 WHERE id = 1")
 
-    @contextmanager
-    def mirror_lock(self) -> Iterator[None]:
-        # A session lock on a connection of its own: the mirror's reads go on in between. The
-        # thread lock first, so that waiting threads of this process do not take the pool.
-        with self._mirror, self._translated(), self._pool.connection() as conn:
-            conn.execute("SELECT pg_advisory_lock(%s)", (self._mirror_lock_id,))
-            try:
-                yield
-            finally:
-                conn.execute("SELECT pg_advisory_unlock(%s)", (self._mirror_lock_id,))
+    def snapshot(self) -> AbstractContextManager[None]:
+        return self._db.snapshot()
+
+    def mirror_lock(self) -> AbstractContextManager[None]:
+        return self._db.mirror_lock()
 
     def revision(self) -> tuple[int, int]:
         row = self._one("SELECT revision FROM ledger_clock WHERE id = 1")
         return int(row[0]), self._commits
 
     def close(self) -> None:
-        self._pool.close()
+        self._db.close()
 
     # ------------------------------------------------------------------ bookkeeping
     def last_record(self) -> tuple[Instant, int]:
+        if self._clock is not None:
+            return self._clock
         row = self._one("SELECT last_recorded_at, last_seq FROM ledger_clock WHERE id = 1")
         return int(row[0]), int(row[1])
 
@@ -270,13 +118,20 @@ class PostgresBackend:
             "revision = revision + 1 WHERE id = 1",
             (recorded_at, seq),
         )
+        self._clock = recorded_at, seq
         self._clock_moved = True
 
     def cardinality(self, relation: str) -> Cardinality | None:
+        if relation in self._cardinalities:
+            return self._cardinalities[relation]
         row = self._one("SELECT cardinality FROM relations WHERE relation = %s", (relation,))
-        return Cardinality(row[0]) if row else None
+        found = Cardinality(row[0]) if row else None
+        if relation in self._used_relations:
+            self._cardinalities[relation] = found
+        return found
 
     def set_cardinality(self, relation: str, cardinality: Cardinality, at: Instant) -> None:
+        self._cardinalities.pop(relation, None)
         self._execute(
             "INSERT INTO relations (relation, cardinality, declared_at) VALUES (%s, %s, %s) "
             "ON CONFLICT (relation) DO UPDATE SET cardinality = excluded.cardinality, "
@@ -297,7 +152,7 @@ class PostgresBackend:
         )
         if row is None:
             return None
-        self._keys[key] = int(row[0])
+        self._keep_keys({key: int(row[0])})
         return int(row[0])
 
     def ensure_key(self, key: FactKey) -> tuple[int, bool]:
@@ -311,35 +166,34 @@ class PostgresBackend:
         self._pending_keys[key] = int(row[0])  # cached for good only once committed
         return int(row[0]), True
 
+    def _keep_keys(self, committed: dict[FactKey, int]) -> None:
+        self._keys.update(committed)
+        self._used_relations.update(key.relation for key in committed)
+
     # ------------------------------------------------------------------ streams
     def load_stream(self, key_id: int | None, stream: str) -> StreamState:
-        everything = -(2**63)
-        statements = self._stream_rows("statements", key_id, stream, everything)
-        versions = self._stream_rows("versions", key_id, stream, everything)
+        # A key's stream by its id, prose by ``key_id IS NULL``: both indexed.
+        keyed = key_id is not None
+        params = (*((key_id,) if keyed else ()), stream, -(2**63))
+        statements, versions = self._both(
+            postgres_schema.STREAM_STATEMENTS if keyed else postgres_schema.STREAM_STATEMENTS_PROSE,
+            params,
+            postgres_schema.STREAM_VERSIONS if keyed else postgres_schema.STREAM_VERSIONS_PROSE,
+            params,
+        )
         return _state(statements, versions, complete=True)
 
     def load_tail(self, key_id: int | None, stream: str) -> StreamState:
-        last = self._stream_rows("last", key_id, stream, None)
-        if not last:
-            return self.load_stream(key_id, stream)
-        statements = self._stream_rows("statements", key_id, stream, last[0][3])
-        return _state(statements, last, complete=False)
-
-    def _stream_rows(
-        self, what: str, key_id: int | None, stream: str, since: Instant | None
-    ) -> list[tuple[Any, ...]]:
-        """A stream's rows: a key's by its id, prose by ``key_id IS NULL`` (both indexed)."""
         keyed = key_id is not None
-        sql = {
-            ("statements", True): postgres_schema.STREAM_STATEMENTS,
-            ("statements", False): postgres_schema.STREAM_STATEMENTS_PROSE,
-            ("versions", True): postgres_schema.STREAM_VERSIONS,
-            ("versions", False): postgres_schema.STREAM_VERSIONS_PROSE,
-            ("last", True): postgres_schema.LAST_VERSION,
-            ("last", False): postgres_schema.LAST_VERSION_PROSE,
-        }[(what, keyed)]
-        params = (*((key_id,) if keyed else ()), stream, *(() if since is None else (since,)))
-        return self._all(sql, params)
+        params = (*((key_id,) if keyed else ()), stream)
+        last, statements = self._both(
+            postgres_schema.LAST_VERSION if keyed else postgres_schema.LAST_VERSION_PROSE,
+            params,
+            postgres_schema.TAIL_STATEMENTS if keyed else postgres_schema.TAIL_STATEMENTS_PROSE,
+            params * 2,
+        )
+        # No believed version: the statements are all of them, and the stream is complete.
+        return _state(statements, last, complete=not last)
 
     def load_streams(self, key_id: int) -> dict[str, StreamState]:
         rows = self._all(
@@ -358,9 +212,12 @@ class PostgresBackend:
     def insert_version(
         self, version: Version, *, namespace: str, key_id: int | None, stream: str, at: Instant
     ) -> int:
-        row = self._one(
+        row_id = self._next_row  # under the write lock: the next commit's ids start after it
+        self._next_row += 1
+        self._execute(
             postgres_schema.INSERT_VERSION,
             (
+                row_id,
                 version.fact_id,
                 version.head_seq,
                 namespace,
@@ -374,7 +231,7 @@ class PostgresBackend:
                 OPEN,
             ),
         )
-        return int(row[0])
+        return row_id
 
     def retire_version(self, row_id: int, at: Instant, reason: Reason) -> None:
         self._execute(postgres_schema.RETIRE_VERSION, (at, *codecs.reason_columns(reason), row_id))
@@ -486,7 +343,7 @@ class PostgresBackend:
     def restore(self, dump: LedgerDump) -> None:
         for relation, cardinality in dump.relations:
             self.set_cardinality(relation, cardinality, dump.last_record[0])
-        with self._cursor() as conn, conn.cursor() as cursor:
+        with self._db.connection() as conn, conn.cursor() as cursor:
             cursor.executemany(
                 "INSERT INTO keys (key_id, namespace, subject, relation) VALUES (%s, %s, %s, %s)",
                 [(key_id, *key) for key_id, key in dump.keys],
@@ -506,27 +363,28 @@ class PostgresBackend:
         self.set_last_record(*dump.last_record)
 
     # ------------------------------------------------------------------ helpers
-    @contextmanager
-    def _cursor(self) -> Iterator[Any]:
-        """The open transaction's or snapshot's connection, else a pooled one for one call."""
-        with self._translated():
-            if self._conn is not None:
-                yield self._conn
-                return
-            with self._pool.connection() as conn:
-                yield conn
-
     def _execute(self, sql: str, params: tuple[Any, ...]) -> None:
-        with self._cursor() as conn:
+        with self._db.connection() as conn:
             conn.execute(sql, params)
 
     def _one(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
-        with self._cursor() as conn:
+        with self._db.connection() as conn:
             return conn.execute(sql, params).fetchone()
 
     def _all(self, sql: str, params: tuple[Any, ...] | list[Any]) -> list[tuple[Any, ...]]:
-        with self._cursor() as conn:
+        with self._db.connection() as conn:
             return list(conn.execute(sql, params).fetchall())
+
+    def _both(
+        self, first: str, first_params: tuple[Any, ...], then: str, then_params: tuple[Any, ...]
+    ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        """The rows of two queries, sent together (one round trip in a write's pipeline)."""
+        with self._db.connection() as conn:
+            first_rows, then_rows = (
+                conn.execute(first, first_params),
+                conn.execute(then, then_params),
+            )
+            return list(first_rows.fetchall()), list(then_rows.fetchall())
 
     def _statements(self, clause: str, params: tuple[Any, ...]) -> list[StatementRow]:
         rows = self._all(
@@ -552,17 +410,6 @@ def _state(
         tuple(codecs.decode_stream_version(row) for row in versions),
         complete=complete,
     )
-
-
-def lock_id(schema_name: str) -> int:
-    """The ledger's advisory lock: a signed 64-bit number derived from its schema's name."""
-    digest = hashlib.blake2b(f"temporal-rag:{schema_name}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big", signed=True)
-
-
-def _redacted(url: str) -> str:
-    """The URL without its password, for messages."""
-    return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)
 
 
 class PostgresLedger(Ledger):
@@ -597,7 +444,7 @@ class PostgresLedger(Ledger):
             create=create,
         )
         super().__init__(backend, clock=clock)
-        self.url = _redacted(url)
+        self.url = redacted(url)
         self.schema = schema
 
 

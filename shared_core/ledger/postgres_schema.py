@@ -1,4 +1,4 @@
-"""The PostgreSQL ledger's schema (version 1) and its SQL.
+"""The PostgreSQL ledger's schema (version 1), its SQL, and :func:`install`.
 
 The tables, columns and row codecs are the SQLite ledger's (:mod:`shared_core.ledger.schema`),
 so a row reads the same from either; text columns compare byte-wise (``COLLATE "C"``) so that
@@ -9,6 +9,10 @@ placeholders turned into psycopg's. Later versions add migrations here and a row
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
+from shared_core.errors import LedgerNotFoundError, NotALedgerError, SchemaVersionError
 from shared_core.ledger import schema
 
 SCHEMA_VERSION = 1
@@ -106,6 +110,7 @@ SCHEMA: tuple[str, ...] = (
     f"CREATE INDEX versions_retired ON versions (retired_at) WHERE {RETIRED_SQL}",
 )
 MIGRATIONS: dict[int, tuple[str, ...]] = {}
+"""The statements that bring a ledger from the previous version to this one."""
 RESTART_KEY_IDS = (
     "SELECT setval(pg_get_serial_sequence('keys', 'key_id'), "
     "coalesce((SELECT max(key_id) FROM keys), 0) + 1, false)"
@@ -114,12 +119,18 @@ RESTART_ROW_IDS = (
     "SELECT setval(pg_get_serial_sequence('versions', 'row_id'), "
     "coalesce((SELECT max(row_id) FROM versions), 0) + 1, false)"
 )
-"""The statements that bring a ledger from the previous version to this one."""
 
 # The SQLite ledger's hot-path SQL with psycopg's placeholders (written out as str methods on
 # those constants, which tests/unit/test_no_unsafe_loading.py can prove static).
 INSERT_STATEMENT = schema.INSERT_STATEMENT.replace("?", "%s")
-INSERT_VERSION = schema.INSERT_VERSION.replace("?", "%s") + " RETURNING row_id"
+# A version's row id is given, not drawn from the sequence, so that a write needs no round trip
+# to learn it: WRITE_START reads the next one after the lock, and ROW_IDS_USED (before the
+# COMMIT) moves the sequence past the ids taken, for whatever draws from it next.
+INSERT_VERSION = (
+    schema.INSERT_VERSION.replace("(fact_id,", "(row_id, fact_id,", 1)
+    .replace("VALUES (", "VALUES (?, ", 1)
+    .replace("?", "%s")
+)
 RETIRE_STATEMENT = schema.RETIRE_STATEMENT.replace("?", "%s")
 RESTORE_VERSION = schema.RESTORE_VERSION.replace("?", "%s")
 RETIRE_VERSION = schema.RETIRE_VERSION.replace("?", "%s")
@@ -145,3 +156,78 @@ FACT_SELECT = schema.FACT_SELECT
 STATEMENT_COLUMNS = schema.STATEMENT_COLUMNS
 VERSION_COLUMNS = schema.VERSION_COLUMNS
 N_VERSION = schema.N_VERSION
+
+# A write's first read, in the round trip of its lock: the record clock and the next row id.
+# The identity column's sequence is read as a relation (not MVCC: its latest value).
+WRITE_START = (
+    "SELECT c.last_recorded_at, c.last_seq, s.last_value + s.is_called::int "
+    "FROM ledger_clock c, versions_row_id_seq s WHERE c.id = 1"
+)
+ROW_IDS_USED = "SELECT setval('versions_row_id_seq', %s)"
+# A stream's tail in one round trip with LAST_VERSION: its statements from the start of its
+# last believed version on, or all of them when it has none.
+_SINCE_LAST = (
+    "coalesce((SELECT valid_from FROM versions WHERE key_id {key} AND stream = %s AND "
+    f"{BELIEVED_SQL} ORDER BY valid_from DESC LIMIT 1), -9223372036854775808)"
+)
+TAIL_STATEMENTS = STREAM_STATEMENTS.replace(
+    "valid_from >= %s", "valid_from >= " + _SINCE_LAST.format(key="= %s")
+)
+TAIL_STATEMENTS_PROSE = STREAM_STATEMENTS_PROSE.replace(
+    "valid_from >= %s", "valid_from >= " + _SINCE_LAST.format(key="IS NULL")
+)
+
+
+def install(conn: Any, schema_name: str, lock: int, where: str, *, create: bool) -> None:
+    """Create the ledger's schema and tables if missing (unless not ``create``), or bring an
+    older ledger up to SCHEMA_VERSION, holding the write lock ``lock``; ``where`` names the
+    ledger in messages."""
+    from psycopg import sql
+
+    exists = conn.execute(
+        "SELECT 1 FROM information_schema.schemata WHERE schema_name = %s", (schema_name,)
+    ).fetchone()
+    if exists is None and not create:
+        raise LedgerNotFoundError(f"no ledger at {where}: the schema does not exist")
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
+        conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema_name)))
+        tables = _table_names(conn, schema_name)
+        if tables and "schema_migrations" not in tables:
+            raise NotALedgerError(
+                f"{where} holds tables but no temporal-rag ledger (nothing changed)"
+            )
+        if not tables:
+            if not create:
+                raise LedgerNotFoundError(f"{where} holds no ledger")
+            _create(conn)
+        found = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
+        if found is None or found > SCHEMA_VERSION:
+            raise SchemaVersionError(
+                f"{where} has schema version {found}; this temporal-rag reads up to "
+                f"{SCHEMA_VERSION}: upgrade temporal-rag"
+            )
+        for version in range(found + 1, SCHEMA_VERSION + 1):
+            for statement in MIGRATIONS[version]:
+                conn.execute(statement)
+            _applied(conn, version)
+
+
+def _create(conn: Any) -> None:
+    for statement in SCHEMA:
+        conn.execute(statement)
+    _applied(conn, SCHEMA_VERSION)
+
+
+def _applied(conn: Any, version: int) -> None:
+    conn.execute(
+        "INSERT INTO schema_migrations (version, applied_at) VALUES (%s, %s)",
+        (version, int(time.time() * 1_000_000)),
+    )
+
+
+def _table_names(conn: Any, schema_name: str) -> set[str]:
+    rows = conn.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", (schema_name,)
+    )
+    return {row[0] for row in rows}
