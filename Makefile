@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # find it through TEMPORAL_RAG_DATA / --data-dir, and skip what is absent.
 DATA_DIR ?= ../shared/data
 
-.PHONY: bench demo test postgres lint format bench-ledger bench-concurrency bench-growth bench-nli bench-index bench-memory bench-embedder \
+.PHONY: bench demo test postgres lint format bench-ledger bench-concurrency bench-growth bench-nli bench-index bench-footprint bench-memory bench-embedder \
 	train-kappa train-frames eval-kappa clean
 
 $(STAMP): pyproject.toml benchmarks/pyproject.toml training/pyproject.toml Makefile
@@ -60,8 +60,11 @@ bench-concurrency: $(STAMP) postgres  ## writer processes 1/4/8/16: SQLite (full
 bench-growth: $(STAMP) postgres  ## ledger cost growth, SQLite and PostgreSQL, 10k and 100k version rows (GROWTH_SIZES=...)
 	$(BENCH) benchmarks/bench_growth.py
 
-bench-index: $(STAMP)  ## 100k-version Chroma index: current state vs unfiltered query, as-of (~3 min)
+bench-index: $(STAMP)  ## Chroma index at 10k and 100k versions, embedded and server: current state vs unfiltered, as-of, growth plot (~10 min; INDEX_SIZES=...)
 	$(BENCH) benchmarks/bench_index.py
+
+bench-footprint: $(STAMP) postgres  ## resident memory of one process holding 100k versions, embedded and on servers (~5 min; FOOTPRINT_SIZE=...)
+	$(BENCH) benchmarks/bench_footprint.py
 
 bench-memory: $(STAMP)  ## TemporalMemory on the embedded stack: add_many vs raw embedding, search
 	$(BENCH) benchmarks/bench_memory.py

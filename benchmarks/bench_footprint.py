@@ -14,8 +14,9 @@ what holding the memory costs. On servers, the Chroma server's own resident memo
 (/proc/PID/status; only for a server the fixture started). The benchmark's time is that
 process's whole run (start, imports, open, searches), one round.
 
-N is ``FOOTPRINT_SIZE`` (default 100,000; ``FOOTPRINT_SIZE=1000000`` about 40 minutes more, most
-of it building the history and the two indexes). Under ``--benchmark-disable`` (``make test``)
+N is ``FOOTPRINT_SIZE`` (default 100,000, about 10 minutes; ``FOOTPRINT_SIZE=1000000`` takes
+hours on 2 shared cores, most of it inserting into Chroma) and ``FOOTPRINT_PLACES`` the places
+(default ``embedded,server``). Under ``--benchmark-disable`` (``make test``)
 N is 2,000 and the probe still runs once per place, its searches checked.
 """
 
@@ -48,6 +49,7 @@ pytest.importorskip("chromadb")
 
 SIZE = int(os.environ.get("FOOTPRINT_SIZE", "100000"))
 SMOKE_SIZE = 2_000
+PLACES = os.environ.get("FOOTPRINT_PLACES", "embedded,server").split(",")
 SEARCHES, PAGE, SEED = 20, 10_000, 4_242
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -78,32 +80,38 @@ def dump(request: pytest.FixtureRequest, figures: list[str]) -> LedgerDump:
     return built
 
 
-def mirror(ledger: Ledger, index: ChromaIndex) -> int:
-    """Apply the ledger's whole change feed to ``index``, with random vectors; rows applied."""
+def mirror(ledger: Ledger, index: ChromaIndex, rows: int) -> int:
+    """Apply the change feed of a ledger of ``rows`` version rows to ``index``, with random
+    vectors; the rows applied.
+
+    The feed is read as one page: paged from an empty cursor, each page would carry again
+    every retired row of the pages before it (the cursor's record time stays at zero until the
+    last page), which makes mirroring a large ledger quadratic in its retired rows."""
     rng = np.random.default_rng(SEED)
     index.bind(embedder=EMBEDDER, dimension=DIM)
-    cursor, applied = ChangeCursor(), 0
-    while True:
-        page = ledger.changes(cursor, limit=PAGE)
-        ids = sorted({r.fact_id for r in page.records})
+    feed = ledger.changes(ChangeCursor(), limit=rows + 1)
+    assert not feed.more
+    records = feed.records
+    for start in range(0, len(records), PAGE):
+        batch = records[start : start + PAGE]
+        ids = sorted({r.fact_id for r in batch})
         vectors = dict(zip(ids, rng.standard_normal((len(ids), DIM)), strict=True))
-        index.apply(page.records, vectors, page.cursor)
-        applied += len(page.records)
-        cursor = page.cursor
-        if not page.more:
-            return applied
+        last = start + PAGE >= len(records)
+        cursor = feed.cursor if last else ChangeCursor(batch[-1].row_id, 0)
+        index.apply(batch, vectors, cursor)
+    return len(records)
 
 
 def _built(ledger: Ledger, index: ChromaIndex, dump: LedgerDump) -> None:
     try:
         ledger.load(dump)
-        mirror(ledger, index)
+        mirror(ledger, index, len(dump.versions))
     finally:
         index.close()
         ledger.close()
 
 
-@pytest.fixture(scope="module", params=["embedded", "server"])
+@pytest.fixture(scope="module", params=PLACES)
 def store(
     request: pytest.FixtureRequest,
     tmp_path_factory: pytest.TempPathFactory,
