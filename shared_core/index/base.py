@@ -9,7 +9,7 @@ index, so that ``k`` results are ``k`` visible results.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -18,6 +18,8 @@ from shared_core.filters import Filter
 from shared_core.ledger.results import ChangeCursor, VersionRecord
 
 Vector = Sequence[float]
+RowCheck = Callable[[Sequence[int]], Collection[int]]
+"""The caller's account of visibility: given row ids, the ones a search may return."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +80,7 @@ class VectorIndex(Protocol):
         known_at: Instant | None,
         where: Filter | None = None,
         rows_only: bool = False,
+        visible_rows: RowCheck | None = None,
     ) -> list[IndexMatch]:
         """The ``k`` records nearest to ``vector`` among those visible, best first.
 
@@ -87,7 +90,9 @@ class VectorIndex(Protocol):
         and, if given, matching the metadata filter ``where`` (``shared_core.filters``) on the
         record's attributes. ``rows_only``: the caller needs row ids and scores only, so an
         index may leave ``fact_id`` None where reading it would cost (the same rows and scores
-        either way).
+        either way). ``visible_rows`` (with ``rows_only``): the caller's own check of which
+        rows are visible and match ``where`` (the ledger, the source of truth); an index may
+        call it instead of reading its records' metadata (the same rows when both agree).
         """
         ...
 

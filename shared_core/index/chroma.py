@@ -37,7 +37,7 @@ from shared_core.errors import (
     VectorIndexError,
 )
 from shared_core.filters import Filter
-from shared_core.index.base import IndexMatch, Vector
+from shared_core.index.base import IndexMatch, RowCheck, Vector
 from shared_core.index.checks import (
     as_vector,
     check_binding,
@@ -53,8 +53,8 @@ from shared_core.index.chroma_layout import (
     filter_where,
     is_live,
     namespace_key,
-    nearest_rows,
     query_nearest,
+    rows_alone,
     search_past,
     to_metadata,
 )
@@ -196,6 +196,7 @@ class ChromaIndex:
         known_at: Instant | None,
         where: Filter | None = None,
         rows_only: bool = False,
+        visible_rows: RowCheck | None = None,
     ) -> list[IndexMatch]:
         k, namespace, valid_at, known_at = check_search(k, namespace, valid_at, known_at)
         key = namespace_key(namespace)
@@ -211,10 +212,18 @@ class ChromaIndex:
         pending = book.pending(valid_at, known_at)
         condition = None if where is None else filter_where(where)
         with _translated("search"):
-            if pending is not None and valid_at is not None and rows_only and condition is None:
-                asked = min(k + pending, counts[0])
-                rows = nearest_rows(live, query, asked, book.hidden(valid_at), k)
-                if rows is not None:  # None: HNSW came up short, read the records instead
+            if rows_only:
+                hidden = None if pending is None or valid_at is None else book.hidden(valid_at)
+                rows = rows_alone(
+                    (live, hist),
+                    counts,
+                    query,
+                    k,
+                    hidden=hidden,
+                    condition=condition,
+                    visible=(visible_rows, valid_at, known_at),
+                )
+                if rows is not None:
                     return rows
             if pending is not None:  # the fast path: live only, no visibility terms
                 found = query_nearest(live, query, min(k + pending, counts[0]), condition)

@@ -19,7 +19,7 @@ from typing import Any
 
 from shared_core.clock import OPEN, Instant
 from shared_core.filters import AllOf, AnyOf, Condition, Filter, Op, Scalar, matches
-from shared_core.index.base import IndexMatch
+from shared_core.index.base import IndexMatch, RowCheck
 from shared_core.ledger.results import VersionRecord
 
 EARLIEST = -(2**63)
@@ -197,10 +197,11 @@ def kth_visible(
     return distances[k - 1] if len(distances) >= k else math.inf
 
 
-def settles(hits: Sequence[ScoredRow], asked: int, count: int, kth: float) -> bool:
-    """Whether an unfiltered answer of ``asked`` rows from a collection of ``count`` misses no
-    row nearer than ``kth``: it holds them all, or it reaches beyond ``kth``."""
-    return asked >= count or (bool(hits) and hits[-1][0] >= kth)
+def settles(farthest: float | None, asked: int, count: int, kth: float) -> bool:
+    """Whether an unfiltered answer of ``asked`` rows from a collection of ``count``, whose
+    farthest row lies at ``farthest`` (None: no rows), misses no row nearer than ``kth``: it
+    holds them all, or it reaches beyond ``kth``."""
+    return asked >= count or (farthest is not None and farthest >= kth)
 
 
 def best_matches(
@@ -253,7 +254,7 @@ def search_past(
     for collection, count, n, hits, live in zip(
         collections, counts, asked, answers, (False, True), strict=True
     ):
-        if settles(hits, n, count, kth):
+        if settles(hits[-1][0] if hits else None, n, count, kth):
             found += hits
         else:
             where = visibility_where(valid_at, known_at, live=live)
@@ -276,26 +277,128 @@ def query_nearest(collection: Any, query: Any, n: int, where: Any) -> list[Score
     return hits
 
 
+def nearest_ids(
+    collection: Any, query: Any, n: int, where: Any = None
+) -> list[tuple[float, int]] | None:
+    """(distance, row id) of the ``n`` nearest records matching ``where``, nearest first, by
+    id and distance alone (reading no metadata, which costs more than the search itself:
+    Chroma ids are row ids). None when Chroma returned fewer than ``n`` rows (HNSW can come up
+    short, see :func:`query_nearest`; the caller then reads the records)."""
+    if n < 1:
+        return []
+    found = collection.query(
+        query_embeddings=query, n_results=n, where=where, include=["distances"]
+    )
+    ids, distances = found["ids"][0], found["distances"][0]
+    if len(ids) < n:
+        return None
+    return sorted(zip(map(float, distances), map(int, ids), strict=True))
+
+
 def nearest_rows(
     live: Any, query: Any, n: int, hidden: set[int], k: int
 ) -> list[IndexMatch] | None:
     """The fast path of a current search for callers that need rows only: the ``n`` nearest
-    live records by id and distance alone (reading no metadata, which costs more than the
-    search itself), the ``hidden`` rows skipped, the first ``k`` kept. Chroma ids are row
-    ids. None when HNSW returned fewer than ``n`` rows (see :func:`query_nearest`)."""
-    if n < 1:
-        return []
-    found = live.query(query_embeddings=query, n_results=n, include=["distances"])
-    ids, distances = found["ids"][0], found["distances"][0]
-    if len(ids) < n:
+    live records (:func:`nearest_ids`), the ``hidden`` rows skipped, the first ``k`` kept.
+    None when HNSW came up short."""
+    found = nearest_ids(live, query, n)
+    if found is None:
         return None
-    out = []
-    for row_id, distance in sorted(zip(map(int, ids), distances, strict=True), key=_by_distance):
-        if row_id not in hidden:
-            out.append(IndexMatch(row_id, None, 1.0 - float(distance)))
-            if len(out) == k:
-                break
-    return out
+    kept = [(distance, row) for distance, row in found if row not in hidden]
+    return [IndexMatch(row, None, 1.0 - distance) for distance, row in kept[:k]]
+
+
+def past_rows(
+    collections: tuple[Any, Any],
+    counts: tuple[int, int],
+    query: Any,
+    k: int,
+    checks: tuple[RowCheck, tuple[Any, Any]],
+) -> list[IndexMatch] | None:
+    """:func:`search_past` for callers that need rows only and say which rows are visible
+    (``checks``: the caller's row check, and each collection's visibility ``where``), read by
+    ids and distances alone: each collection's nearest ``OVERFETCH * k`` rows unfiltered, the
+    visible ones kept nearest first; a collection whose answer does not settle the top k
+    (:func:`settles`) is asked again with its ``where``. None when an unfiltered answer came up
+    short (the caller reads the records)."""
+    visible_rows, wheres = checks
+    asked = [min(OVERFETCH * k, count) for count in counts]
+    nearest: dict[int, float] = {}  # a row in both collections (a move under way) counts once
+    answers = []
+    for collection, n in zip(collections, asked, strict=True):
+        answer = nearest_ids(collection, query, n)
+        if answer is None:
+            return None
+        answers.append(answer)
+        _pool(nearest, answer)
+    kept = _nearest_visible(nearest, k, visible_rows)
+    kth = kept[k - 1][1] if len(kept) >= k else math.inf
+    settled = True
+    for collection, answer, n, count, where in zip(
+        collections, answers, asked, counts, wheres, strict=True
+    ):
+        if not settles(answer[-1][0] if answer else None, n, count, kth):
+            wanted = min(k, count)
+            refined = nearest_ids(collection, query, wanted, where)
+            if refined is None:  # fewer rows match, or HNSW came up short: count them all
+                refined = exact_nearest_ids(collection, query, wanted, where)
+            _pool(nearest, refined)
+            settled = False
+    if not settled:
+        kept = _nearest_visible(nearest, k, visible_rows)
+    return [IndexMatch(row, None, 1.0 - distance) for row, distance in kept[:k]]
+
+
+def rows_alone(
+    collections: tuple[Any, Any],
+    counts: tuple[int, int],
+    query: Any,
+    k: int,
+    *,
+    hidden: set[int] | None,
+    condition: Any,
+    visible: tuple[RowCheck | None, Instant | None, Instant | None],
+) -> list[IndexMatch] | None:
+    """A rows-only search read by ids and distances alone, where that is provably exact: a
+    current one (``hidden``: the future-dated live rows to skip) without a filter, or any other
+    whose caller checks visibility (``visible``: its row check, ``valid_at``, ``known_at``).
+    None: read the records instead."""
+    (live, hist), (live_count, hist_count) = collections, counts
+    if hidden is not None:
+        if condition is not None:
+            return None
+        return nearest_rows(live, query, min(k + len(hidden), live_count), hidden, k)
+    visible_rows, valid_at, known_at = visible
+    if visible_rows is None:
+        return None
+    wheres = tuple(
+        both(visibility_where(valid_at, known_at, live=is_live), condition)
+        for is_live in (False, True)
+    )
+    return past_rows(
+        (hist, live), (hist_count, live_count), query, k, (visible_rows, (wheres[0], wheres[1]))
+    )
+
+
+def _pool(nearest: dict[int, float], answer: Sequence[tuple[float, int]]) -> None:
+    for distance, row in answer:
+        nearest[row] = min(distance, nearest.get(row, math.inf))
+
+
+def _nearest_visible(
+    nearest: Mapping[int, float], k: int, visible_rows: RowCheck
+) -> list[tuple[int, float]]:
+    """The nearest visible (row, distance) pairs, at least ``k`` when there are: the rows are
+    checked nearest first, ``2 * k`` at a time."""
+    merged = sorted(nearest.items(), key=_by_distance)
+    kept: list[tuple[int, float]] = []
+    for start in range(0, len(merged), 2 * k):
+        part = merged[start : start + 2 * k]
+        visible = visible_rows([row for row, _ in part])
+        kept += [(row, distance) for row, distance in part if row in visible]
+        if len(kept) >= k:
+            break
+    return kept
 
 
 def _by_distance(pair: tuple[int, float]) -> float:
@@ -309,26 +412,44 @@ def exact_nearest(collection: Any, query: Any, n: int, where: Any) -> list[Score
     """The ``n`` nearest records matching ``where`` by brute force over every such record
     (Chroma's metadata filter in ``get`` is exact). Used when HNSW returned fewer rows than
     were asked for, so it only runs when the approximate answer is known to be short."""
+    _, metadatas, matrix = _scan(collection, where, ["embeddings", "metadatas"])
+    return [(distance, metadatas[i]) for distance, i in _brute_force(matrix, query, n)]
+
+
+def exact_nearest_ids(collection: Any, query: Any, n: int, where: Any) -> list[tuple[float, int]]:
+    """:func:`exact_nearest` by ids and distances alone."""
+    ids, _, matrix = _scan(collection, where, ["embeddings"])
+    return [(distance, int(ids[i])) for distance, i in _brute_force(matrix, query, n)]
+
+
+def _scan(collection: Any, where: Any, include: list[str]) -> tuple[list[str], list[Any], Any]:
+    """(ids, metadatas, embedding matrix) of every record matching ``where``, paged."""
     import numpy as np
 
-    metadatas: list[Mapping[str, Any]] = []
+    ids: list[str] = []
+    metadatas: list[Any] = []
     blocks = []
     offset = 0
     while True:
-        page = collection.get(
-            where=where, include=["embeddings", "metadatas"], limit=EXACT_PAGE, offset=offset
-        )
+        page = collection.get(where=where, include=include, limit=EXACT_PAGE, offset=offset)
         if page["ids"]:
-            metadatas += page["metadatas"]
+            ids += page["ids"]
+            metadatas += page["metadatas"] or []
             blocks.append(np.asarray(page["embeddings"], dtype=np.float64))
         if len(page["ids"]) < EXACT_PAGE:
             break
         offset += EXACT_PAGE
-    if not metadatas:
+    return ids, metadatas, np.vstack(blocks) if blocks else None
+
+
+def _brute_force(matrix: Any, query: Any, n: int) -> list[tuple[float, int]]:
+    """(cosine distance, position) of the ``n`` rows of ``matrix`` nearest ``query``."""
+    import numpy as np
+
+    if matrix is None:
         return []
-    matrix = np.vstack(blocks)
     vector = np.asarray(query, dtype=np.float64).reshape(-1)
     norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(vector) or 1.0)
     distances = 1.0 - (matrix @ vector) / np.where(norms == 0.0, 1.0, norms)
     order = np.argsort(distances, kind="stable")[:n]
-    return [(float(distances[i]), metadatas[i]) for i in order]
+    return [(float(distances[i]), int(i)) for i in order]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from shared_core.clock import Instant
 from shared_core.errors import VectorIndexError
 from shared_core.filters import Filter, matches
-from shared_core.index.base import IndexMatch, Vector
+from shared_core.index.base import IndexMatch, RowCheck, Vector
 from shared_core.index.checks import (
     as_vector,
     check_binding,
@@ -91,6 +91,7 @@ class NumpyIndex:
         known_at: Instant | None,
         where: Filter | None = None,
         rows_only: bool = False,  # fact ids are at hand: always given
+        visible_rows: RowCheck | None = None,  # its records are at hand: not needed
     ) -> list[IndexMatch]:
         import numpy as np
 

@@ -135,6 +135,14 @@ class Backend(Protocol):
         """The given version records, in the order asked."""
         ...
 
+    def visible_rows(
+        self, row_ids: list[int], namespace: str, valid_at: Instant | None, known_at: Instant
+    ) -> set[int]:
+        """Those of the given version rows that are in ``namespace``, believed at ``known_at``
+        (``recorded_at <= known_at < retired_at``) and valid at ``valid_at`` (None: at any
+        time), read without decoding them."""
+        ...
+
     def changed_versions(
         self, after_row: int, retired_from: Instant, *, strict: bool, limit: int
     ) -> list[FactRow]:

@@ -233,6 +233,18 @@ class InMemoryBackend:
     def versions_by_row(self, row_ids: list[int]) -> list[FactRow]:
         return [self._with_head(self._versions[i]) for i in row_ids if i in self._versions]
 
+    def visible_rows(
+        self, row_ids: list[int], namespace: str, valid_at: Instant | None, known_at: Instant
+    ) -> set[int]:
+        rows = (self._versions[i] for i in row_ids if i in self._versions)
+        return {
+            row.row_id
+            for row in rows
+            if row.namespace == namespace
+            and row.recorded_at <= known_at < row.retired_at
+            and (valid_at is None or row.valid_from <= valid_at < row.valid_to)
+        }
+
     def changed_versions(
         self, after_row: int, retired_from: Instant, *, strict: bool, limit: int
     ) -> list[FactRow]:

@@ -511,6 +511,22 @@ class Ledger:
             for row in rows
         ]
 
+    def visible_rows(
+        self,
+        row_ids: Sequence[int],
+        *,
+        namespace: str,
+        valid_at: datetime | None,
+        known_at: datetime | None = None,
+    ) -> set[int]:
+        """Those of the given version rows a search in ``namespace`` at (``valid_at``,
+        ``known_at``) may show: believed at ``known_at`` (None: now) and valid at ``valid_at``
+        (None: at any time). Cheaper than :meth:`versions` (nothing is decoded)."""
+        valid = None if valid_at is None else to_instant(valid_at, "valid_at")
+        known = _NOW_KNOWN if known_at is None else to_instant(known_at, "known_at")
+        with self._lock, self._backend.snapshot():
+            return self._backend.visible_rows(list(row_ids), namespace, valid, known)
+
     # ----------------------------------------------------------------- internals
     @contextmanager
     def _write(self, recorded_at: datetime | None = None) -> Iterator[Batch]:

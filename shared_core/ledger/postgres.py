@@ -63,6 +63,7 @@ class PostgresBackend:
         self._clock: tuple[Instant, int] | None = None
         self._clock_moved = False
         self._first_row = self._next_row = 0
+        self._heads: dict[int, StatementRow] = {}  # statements it read, as they stand in it
         self._db.open(create=create)
 
     # ------------------------------------------------------------------ transactions
@@ -77,6 +78,7 @@ class PostgresBackend:
         finally:
             self._clock = None
             self._clock_moved = False
+            self._heads.clear()
         self._commits += 1
         self._keep_keys(self._pending_keys)
         self._pending_keys.clear()
@@ -187,13 +189,19 @@ class PostgresBackend:
         keyed = key_id is not None
         params = (*((key_id,) if keyed else ()), stream)
         last, statements = self._both(
-            postgres_schema.LAST_VERSION if keyed else postgres_schema.LAST_VERSION_PROSE,
+            postgres_schema.LAST_VERSION_HEADED
+            if keyed
+            else postgres_schema.LAST_VERSION_HEADED_PROSE,
             params,
             postgres_schema.TAIL_STATEMENTS if keyed else postgres_schema.TAIL_STATEMENTS_PROSE,
             params * 2,
         )
+        split = postgres_schema.N_STREAM_VERSION
+        if last and self._clock is not None:  # in a write, under its lock
+            head = codecs.decode_statement(last[0][split:])
+            self._heads[head.seq] = head
         # No believed version: the statements are all of them, and the stream is complete.
-        return _state(statements, last, complete=not last)
+        return _state(statements, [row[:split] for row in last], complete=not last)
 
     def load_streams(self, key_id: int) -> dict[str, StreamState]:
         rows = self._all(
@@ -207,6 +215,7 @@ class PostgresBackend:
         self._execute(postgres_schema.INSERT_STATEMENT, codecs.statement_columns(row))
 
     def retire_statement(self, seq: int, at: Instant, reason: Reason) -> None:
+        self._heads.pop(seq, None)
         self._execute(postgres_schema.RETIRE_STATEMENT, (at, *codecs.reason_columns(reason), seq))
 
     def insert_version(
@@ -238,7 +247,8 @@ class PostgresBackend:
 
     # ------------------------------------------------------------------ reads
     def statement(self, seq: int) -> StatementRow:
-        return self._statements("WHERE seq = %s", (seq,))[0]
+        cached = self._heads.get(seq)
+        return cached if cached is not None else self._statements("WHERE seq = %s", (seq,))[0]
 
     def known_fact_ids(self, fact_ids: list[str]) -> set[str]:
         rows = self._all(
@@ -310,6 +320,17 @@ class PostgresBackend:
         )
         by_id = {row[0].row_id: row for row in rows}
         return [by_id[row_id] for row_id in row_ids if row_id in by_id]
+
+    def visible_rows(
+        self, row_ids: list[int], namespace: str, valid_at: Instant | None, known_at: Instant
+    ) -> set[int]:
+        if not row_ids:
+            return set()
+        params: list[Any] = [namespace, known_at, known_at]
+        sql = postgres_schema.VISIBLE_ROWS
+        if valid_at is not None:
+            sql, params = postgres_schema.VISIBLE_ROWS_VALID, [*params, valid_at, valid_at]
+        return {row[0] for row in self._all(sql, [*params, list(row_ids)])}
 
     def changed_versions(
         self, after_row: int, retired_from: Instant, *, strict: bool, limit: int

@@ -151,6 +151,8 @@ STREAM_VERSIONS_PROSE = schema.STREAM_VERSIONS.replace("key_id IS ?", "key_id IS
 )
 RETIRED_SINCE = schema.RETIRED_SINCE.replace("?", "%s")
 INSERTED_AFTER = schema.INSERTED_AFTER.replace("?", "%s")
+VISIBLE_ROWS = schema.VISIBLE_ROWS.replace("?", "%s") + " AND row_id = ANY(%s)"
+VISIBLE_ROWS_VALID = schema.VISIBLE_ROWS_VALID.replace("?", "%s") + " AND row_id = ANY(%s)"
 COUNT_RETIRED_AT = schema.COUNT_RETIRED_AT.replace("?", "%s")
 FACT_SELECT = schema.FACT_SELECT
 STATEMENT_COLUMNS = schema.STATEMENT_COLUMNS
@@ -170,6 +172,19 @@ _SINCE_LAST = (
     "coalesce((SELECT valid_from FROM versions WHERE key_id {key} AND stream = %s AND "
     f"{BELIEVED_SQL} ORDER BY valid_from DESC LIMIT 1), -9223372036854775808)"
 )
+# LAST_VERSION with the statement that heads it: a write that closes that version builds its
+# result from this statement without reading it again.
+_LAST_HEADED = (
+    "SELECT v.fact_id, v.head_seq, v.value, v.valid_from, v.valid_to, v.end_kind, v.end_by, "
+    "v.end_rule, v.end_score, v.row_id, v.recorded_at, "
+    + ", ".join(f"s.{c.strip()}" for c in STATEMENT_COLUMNS.split(","))
+    + " FROM versions v JOIN statements s ON s.seq = v.head_seq WHERE v.key_id {key} AND "
+    f"v.stream = %s AND v.{BELIEVED_SQL} ORDER BY v.valid_from DESC LIMIT 1"
+)
+LAST_VERSION_HEADED = _LAST_HEADED.format(key="= %s")
+LAST_VERSION_HEADED_PROSE = _LAST_HEADED.format(key="IS NULL")
+N_STREAM_VERSION = 11
+"""The columns of a stream's version in LAST_VERSION_HEADED (its statement's follow)."""
 TAIL_STATEMENTS = STREAM_STATEMENTS.replace(
     "valid_from >= %s", "valid_from >= " + _SINCE_LAST.format(key="= %s")
 )

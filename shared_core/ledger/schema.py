@@ -140,6 +140,11 @@ RETIRED_SINCE = (
 )
 COUNT_RETIRED_AT = f"SELECT count(*) FROM versions WHERE retired_at = ? AND {RETIRED_SQL}"
 INSERTED_AFTER = f"{FACT_SELECT} WHERE v.row_id > ? ORDER BY v.row_id LIMIT ?"
+# which of some version rows a search may show (the row ids follow, as ``AND row_id IN (...)``)
+VISIBLE_ROWS = (
+    "SELECT row_id FROM versions WHERE namespace = ? AND recorded_at <= ? AND retired_at > ?"
+)
+VISIBLE_ROWS_VALID = VISIBLE_ROWS + " AND valid_from <= ? AND valid_to > ?"
 # The write path's statements, built once (sqlite3 caches prepared statements by their text).
 INSERT_STATEMENT = (
     f"INSERT INTO statements ({STATEMENT_COLUMNS}) "

@@ -401,6 +401,20 @@ class SQLiteBackend:
         by_id = {row[0].row_id: row for row in rows}
         return [by_id[row_id] for row_id in row_ids if row_id in by_id]
 
+    def visible_rows(
+        self, row_ids: list[int], namespace: str, valid_at: Instant | None, known_at: Instant
+    ) -> set[int]:
+        if not row_ids:
+            return set()
+        params: list[Any] = [namespace, known_at, known_at]
+        sql = schema.VISIBLE_ROWS
+        if valid_at is not None:
+            sql, params = schema.VISIBLE_ROWS_VALID, [*params, valid_at, valid_at]
+        marks = ", ".join("?" * len(row_ids))
+        with self._translated():
+            rows = self._conn.execute(f"{sql} AND row_id IN ({marks})", [*params, *row_ids])
+            return {row[0] for row in rows}
+
     def changed_versions(
         self, after_row: int, retired_from: Instant, *, strict: bool, limit: int
     ) -> list[FactRow]:

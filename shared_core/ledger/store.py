@@ -94,4 +94,12 @@ class LedgerStore(Protocol):
         known_at: datetime | None = ...,
         attributes: bool = ...,
     ) -> list[StoredVersion]: ...
+    def visible_rows(
+        self,
+        row_ids: Sequence[int],
+        *,
+        namespace: str,
+        valid_at: datetime | None,
+        known_at: datetime | None = ...,
+    ) -> set[int]: ...
     def close(self) -> None: ...

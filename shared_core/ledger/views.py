@@ -61,7 +61,8 @@ def unretired(version: VersionRow) -> VersionRow:
 def as_known(row: FactRow, known_at: Instant) -> FactRow:
     """A record as it stood at ``known_at``: a later retirement was not known yet."""
     version, head = row
-    return (unretired(version), head) if version.retired_at > known_at else row
+    retired_later = known_at < version.retired_at < OPEN  # an open row has nothing to undo
+    return (unretired(version), head) if retired_later else row
 
 
 def statement_fields(row: StatementRow) -> dict[str, Any]:

@@ -86,6 +86,7 @@ class Reader:
     def _ranked(self, query: Query, vectors: Sequence[tuple[str, Vector]]) -> list[_Ranked]:
         buffered = self._buffered(query)
         buffered_vectors = self._vectors_of([v.record.fact_id for v in buffered])
+        resolved = _Resolved(self._ledger, query, buffered)
         rankings: list[list[int]] = []
         best: dict[int, float] = {}
         retrieved: set[int] = set()
@@ -102,7 +103,8 @@ class Reader:
                 valid_at=query.valid_at,
                 known_at=query.known_at,
                 where=query.options.where,
-                rows_only=True,  # _resolve reads every row from the ledger
+                rows_only=True,  # every row is read from the ledger
+                visible_rows=resolved.visible,
             )
             scored = [(m.row_id, m.score) for m in matches]
             retrieved.update(row_id for row_id, _ in scored)
@@ -112,27 +114,7 @@ class Reader:
             for row_id, score in scored:
                 best[row_id] = max(score, best.get(row_id, -math.inf))
         order = reciprocal_rank_fusion(rankings)
-        return self._resolve(query, order, best, retrieved)
-
-    def _resolve(
-        self, query: Query, order: list[int], best: dict[int, float], retrieved: set[int]
-    ) -> list[_Ranked]:
-        """Ledger versions of the ranked rows; rows the ledger does not show (an index that
-        lags behind) are dropped, and a fact id appears once."""
-        known = None if query.known_at is None else from_instant(query.known_at)
-        versions = self._ledger.versions(
-            row_ids=order, known_at=known, attributes=query.options.where is not None
-        )
-        found = {v.record.row_id: v for v in versions}
-        out: list[_Ranked] = []
-        seen: set[str] = set()
-        for row_id in order:
-            version = found.get(row_id)
-            if version is None or not _visible(version, query) or version.fact.id in seen:
-                continue
-            seen.add(version.fact.id)
-            out.append(_Ranked(version, best[row_id], row_id not in retrieved))
-        return out
+        return resolved.ranked(order, best, retrieved)
 
     def _vectors_of(self, fact_ids: list[str]) -> dict[str, Vector]:
         cached = self._buffered_vectors
@@ -153,6 +135,66 @@ class Reader:
             fact_ids=ids, known_at=known, attributes=query.options.where is not None
         )
         return [v for v in versions if _visible(v, query)]
+
+
+class _Resolved:
+    """The ledger's answers for the rows one search reads, each row asked once: the index may
+    ask which of its candidates are visible (the ledger is the source of truth), and the
+    ranked rows are then resolved from what was read."""
+
+    def __init__(
+        self, ledger: LedgerStore, query: Query, read: Sequence[StoredVersion] = ()
+    ) -> None:
+        self._ledger = ledger
+        self._query = query
+        self._known = None if query.known_at is None else from_instant(query.known_at)
+        self._versions: dict[int, StoredVersion | None] = {v.record.row_id: v for v in read}
+        self._shown: dict[int, bool] = {}
+
+    def versions(self, row_ids: Sequence[int]) -> dict[int, StoredVersion | None]:
+        """Each row's version (None: the ledger does not show it, an index that lags behind)."""
+        missing = [r for r in dict.fromkeys(row_ids) if r not in self._versions]
+        if missing:
+            self._versions.update(dict.fromkeys(missing))
+            read = self._ledger.versions(
+                row_ids=missing,
+                known_at=self._known,
+                attributes=self._query.options.where is not None,
+            )
+            self._versions.update((v.record.row_id, v) for v in read)
+        return {r: self._versions[r] for r in row_ids}
+
+    def visible(self, row_ids: Sequence[int]) -> set[int]:
+        """The rows among ``row_ids`` that the query may return. Without a ``where`` the ledger
+        answers without decoding the rows; a filter needs their attributes."""
+        query = self._query
+        if query.options.where is not None:
+            found = self.versions(row_ids).items()
+            return {row for row, v in found if v is not None and _visible(v, query)}
+        missing = [r for r in dict.fromkeys(row_ids) if r not in self._shown]
+        if missing:
+            valid = None if query.valid_at is None else from_instant(query.valid_at)
+            shown = self._ledger.visible_rows(
+                missing, namespace=query.options.namespace, valid_at=valid, known_at=self._known
+            )
+            self._shown.update((r, r in shown) for r in missing)
+        return {r for r in row_ids if self._shown[r]}
+
+    def ranked(
+        self, order: list[int], best: dict[int, float], retrieved: set[int]
+    ) -> list[_Ranked]:
+        """Ledger versions of the ranked rows; rows the ledger does not show (an index that
+        lags behind) are dropped, and a fact id appears once."""
+        found = self.versions(order)
+        out: list[_Ranked] = []
+        seen: set[str] = set()
+        for row_id in order:
+            version = found[row_id]
+            if version is None or not _visible(version, self._query) or version.fact.id in seen:
+                continue
+            seen.add(version.fact.id)
+            out.append(_Ranked(version, best[row_id], row_id not in retrieved))
+        return out
 
 
 def _top(hits: list[Hit], k: int) -> list[Hit]:

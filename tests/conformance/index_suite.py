@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from itertools import pairwise
@@ -199,7 +199,8 @@ class IndexConformance:
                         and r.visible(valid_at, known_at)
                         and matches(condition, r.attributes)
                     ]
-                    for rows_only in (False, True):
+                    caller_check = _row_check({r.row_id for r in visible})
+                    for rows_only, check in ((False, None), (True, None), (True, caller_check)):
                         found = index.search(
                             query,
                             k=k,
@@ -208,6 +209,7 @@ class IndexConformance:
                             known_at=known_at,
                             where=condition,
                             rows_only=rows_only,
+                            visible_rows=check,
                         )
                         check_top_k(found, visible, vectors, query, k)
                         for match in found:  # a fact id, when given, is the row's
@@ -484,3 +486,8 @@ def check_top_k(
     if found:
         kth_best = sorted(truth.values(), reverse=True)[len(found) - 1]
         assert scores[-1] >= kth_best - 1e-4
+
+
+def _row_check(visible: set[int]) -> Callable[[Sequence[int]], set[int]]:
+    """A caller's check of visibility (``visible_rows``) that knows the visible rows."""
+    return lambda rows: {row for row in rows if row in visible}

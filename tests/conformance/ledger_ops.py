@@ -297,7 +297,29 @@ class Replay:
                     assert self.as_of(ns, valid_at, known) == self.oracle.as_of(ns, valid_at, known)
                 for subject, relation in KEYS:
                     self.check_history(ns, subject, relation, known)
+            self.check_visible_rows(known)
+        self.check_visible_rows(None)
         self.check_one_value_at_a_time()
+
+    def check_visible_rows(self, known: int | None) -> None:
+        """``visible_rows`` (no decoding) agrees with the decoded records' own ``visible``."""
+        records = [v.record for v in self.ledger.versions(row_ids=self.all_row_ids())]
+        asked = [r.row_id for r in records] + [10**9]  # and a row id that does not exist
+        known_at = None if known is None else from_instant(known)
+        for ns in NAMESPACES:
+            for valid_at in [None, *self.instants()[::2]]:
+                shown = self.ledger.visible_rows(
+                    asked,
+                    namespace=ns,
+                    valid_at=None if valid_at is None else from_instant(valid_at),
+                    known_at=known_at,
+                )
+                assert shown == {
+                    r.row_id for r in records if r.namespace == ns and r.visible(valid_at, known)
+                }
+
+    def all_row_ids(self) -> list[int]:
+        return [version.row_id for version in self.ledger.export()[1]]
 
     def check_history(self, ns: str, subject: str, relation: str, known: int) -> None:
         facts = self.ledger.history(subject, relation, namespace=ns, known_at=from_instant(known))

@@ -8,6 +8,7 @@ import sys
 import uuid
 from collections.abc import Iterator
 from contextlib import closing
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ import pytest
 
 from shared_core.clock import OPEN
 from shared_core.errors import InvalidInputError, MissingDependencyError, VectorIndexError
-from shared_core.ledger.results import ChangeCursor
+from shared_core.ledger.results import ChangeCursor, VersionRecord
 from tests.conformance.index_suite import DIM, EMBEDDER, NOW, axis, current, mix, rec
 
 chromadb = pytest.importorskip("chromadb")
@@ -123,7 +124,7 @@ def test_a_current_rows_only_search_reads_ids_and_distances_alone(
         monkeypatch.setattr(live, "query", query_of)
         return rows_query(live, query, n, hidden, k)
 
-    monkeypatch.setattr(chroma, "nearest_rows", spy)
+    monkeypatch.setattr(chroma_layout, "nearest_rows", spy)
     index.apply(
         [rec(1, recorded_at=5), rec(2, valid_from=NOW + 10, recorded_at=5), rec(4, recorded_at=5)],
         {"fact-1": axis(0), "fact-2": axis(0), "fact-4": mix(0, 1, 0.5)},
@@ -160,6 +161,62 @@ def test_a_past_search_filters_only_where_over_fetching_proves_nothing(
     asked.clear()
     assert current(index, axis(0), 1, valid_at=None, known_at=5)[0] in range(10, 40)
     assert all(where is None for _, _, where in asked)  # the stale rows were believed at 5
+
+
+def test_a_past_search_whose_caller_checks_visibility_reads_ids_and_distances_alone(
+    index: ChromaIndex, asked: list[tuple[str, int, object]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # broke: an as-of search read the metadata of every over-fetched hit of both collections
+    # (3.6x plain top-k on SituatedQA) although the reader checks each row in the ledger anyway
+    by_ids: list[tuple[str, int, bool]] = []  # (collection role, n_results, unfiltered)
+    query_ids = chroma_layout.nearest_ids
+
+    def spy(collection: Any, query: Any, n: int, where: Any = None) -> Any:
+        by_ids.append((collection.name.rsplit("_", 1)[-1], n, where is None))
+        return query_ids(collection, query, n, where)
+
+    monkeypatch.setattr(chroma_layout, "nearest_ids", spy)
+    stale = [rec(i, "stale", recorded_at=5, retired_at=6) for i in range(10, 40)]
+    ended = rec(3, "ended", valid_to=9, recorded_at=5)
+    index.apply(
+        [rec(1, recorded_at=5), ended, *stale],
+        {"fact-1": mix(0, 1, 0.5), "ended": mix(0, 1, 0.3), "stale": axis(0)},
+        ChangeCursor(40, 6),
+    )
+    checked: list[list[int]] = []
+
+    def ledger_says(visible: set[int]) -> Any:
+        def check(rows: Any) -> set[int]:
+            checked.append(sorted(rows))
+            return {row for row in rows if row in visible}
+
+        return check
+
+    def past(k: int, visible: set[int]) -> list[Any]:
+        return index.search(
+            axis(0),
+            k=k,
+            namespace="default",
+            valid_at=7,
+            known_at=None,
+            rows_only=True,
+            visible_rows=ledger_says(visible),
+        )
+
+    # the 30 stale rows lie nearest and are invisible: hist's unfiltered answer does not
+    # settle the top k, so hist is asked again with a where, still by ids alone
+    assert [m.row_id for m in past(1, {1, 3})] == [3]
+    over = chroma_layout.OVERFETCH
+    assert by_ids == [("hist", over, True), ("live", 1, True), ("hist", 1, False)]
+    assert asked == []  # no query read a record
+    by_ids.clear()
+    # a ledger that shows the stale rows: the unfiltered answers settle it
+    found = past(2, set(range(10, 40)) | {1, 3})
+    assert len(found) == 2
+    assert all(m.row_id in range(10, 40) and m.fact_id is None for m in found)
+    assert by_ids == [("hist", 2 * over, True), ("live", 1, True)]
+    assert asked == []
+    assert len(checked[-1]) == 4  # the nearest 2k rows were checked, and they sufficed
 
 
 def test_search_ef_reaches_new_and_existing_collections(client: Any) -> None:
@@ -217,3 +274,58 @@ def test_without_chromadb_the_error_names_the_extra(
     monkeypatch.setitem(sys.modules, "chromadb", None)
     with pytest.raises(MissingDependencyError, match=r"temporal-rag\[embedded\]"):
         ChromaIndex(tmp_path / "index")
+
+
+def test_a_past_search_by_ids_alone_equals_the_one_that_reads_the_records(
+    index: ChromaIndex,
+) -> None:
+    # 600 records of 200 keys (old versions retired or closed, a few future-dated): with
+    # k = 3 the over-fetch covers a small part of each collection, so both the settled and
+    # the refined paths run; the caller's check is the records' own visibility
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    bases = rng.standard_normal((200, DIM))
+    records, vectors = [], {}
+    for key in range(200):
+        for step in range(3):
+            row = 3 * key + step + 1
+            last = step == 2
+            records.append(
+                rec(
+                    row,
+                    valid_from=10 * step + key % 7,
+                    valid_to=OPEN if last or key % 3 else 10 * step + 10,
+                    recorded_at=row,
+                    retired_at=OPEN if last or key % 3 == 0 else 700 + row,
+                )
+            )
+            vectors[f"fact-{row}"] = [float(x) for x in bases[key] + 0.1 * rng.standard_normal(DIM)]
+    index.apply(records, vectors, ChangeCursor(len(records), 1_000))
+    by_row = {r.row_id: r for r in records}
+    for trial in range(60):
+        valid_at = None if trial % 5 == 0 else int(rng.integers(0, 40))
+        known_at = None if trial % 2 else int(rng.integers(1, 1_400))
+        query = [float(x) for x in bases[int(rng.integers(0, 200))]]
+
+        times = (valid_at, known_at)
+        found = [
+            index.search(
+                query,
+                k=3,
+                namespace="default",
+                valid_at=valid_at,
+                known_at=known_at,
+                rows_only=True,
+                visible_rows=check,
+            )
+            for check in (partial(_visible_in, by_row, times), None)
+        ]
+        by_ids, by_records = ([m.row_id for m in matches] for matches in found)
+        assert by_ids == by_records, times
+
+
+def _visible_in(
+    records: dict[int, VersionRecord], times: tuple[int | None, int | None], rows: Any
+) -> set[int]:
+    return {row for row in rows if records[row].visible(*times)}

@@ -14,6 +14,7 @@ import hashlib
 import itertools
 import math
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -72,11 +73,23 @@ def make_ledger(path: Path, facts: int = 40) -> None:
 
 
 @pytest.fixture(scope="module")
-def pristine(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> Pristine:
     """The bytes of a real ledger with a few pages of facts (WAL checkpointed on close)."""
     folder = tmp_path_factory.mktemp("pristine")
     make_ledger(folder / "ledger.sqlite")
-    return (folder / "ledger.sqlite").read_bytes()
+    return Pristine((folder / "ledger.sqlite").read_bytes())
+
+
+@dataclass(frozen=True)
+class Pristine:
+    """A ledger file's bytes, with a short repr: hypothesis prints its test's arguments when it
+    reports a failing example, and a 300 kB repr raised a HypothesisWarning (an error under
+    ``filterwarnings = error``) that hid the failure itself."""
+
+    data: bytes
+
+    def __repr__(self) -> str:
+        return f"Pristine({len(self.data):,} bytes)"
 
 
 def exercise(ledger: SQLiteLedger) -> Iterator[Callable[[], Any]]:
@@ -153,10 +166,10 @@ def test_an_sqlite_file_of_another_application_is_refused_unchanged(tmp_path: Pa
 @STORAGE
 @given(fraction=st.floats(0.0, 0.999))
 def test_a_truncated_ledger_raises_only_ledger_errors(
-    tmp_path_factory: pytest.TempPathFactory, pristine: bytes, fraction: float
+    tmp_path_factory: pytest.TempPathFactory, pristine: Pristine, fraction: float
 ) -> None:
     path = tmp_path_factory.mktemp("truncated") / "ledger.sqlite"
-    path.write_bytes(pristine[: int(len(pristine) * fraction)])
+    path.write_bytes(pristine.data[: int(len(pristine.data) * fraction)])
     only_ledger_errors(path)
 
 
@@ -169,19 +182,21 @@ def test_a_truncated_ledger_raises_only_ledger_errors(
     )
 )
 def test_a_ledger_damaged_in_the_middle_raises_only_ledger_errors(
-    tmp_path_factory: pytest.TempPathFactory, pristine: bytes, damage: list[tuple[float, bytes]]
+    tmp_path_factory: pytest.TempPathFactory,
+    pristine: Pristine,
+    damage: list[tuple[float, bytes]],
 ) -> None:
-    content = bytearray(pristine)
+    content = bytearray(pristine.data)
     for where, garbage in damage:
         start = 16 + int((len(content) - 16) * where)  # keep the magic: SQLite must try to read
         content[start : start + len(garbage)] = garbage
     path = tmp_path_factory.mktemp("damaged") / "ledger.sqlite"
-    path.write_bytes(bytes(content[: len(pristine)]))
+    path.write_bytes(bytes(content[: len(pristine.data)]))
     only_ledger_errors(path)
 
 
-def test_damaged_pages_surface_as_ledger_corrupt_error(tmp_path: Path, pristine: bytes) -> None:
-    content = bytearray(pristine)
+def test_damaged_pages_surface_as_ledger_corrupt_error(tmp_path: Path, pristine: Pristine) -> None:
+    content = bytearray(pristine.data)
     page = 4096
     for start in range(2 * page, len(content), page):  # wreck every page after the schema
         content[start : start + 64] = b"\xa5" * 64

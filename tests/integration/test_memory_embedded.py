@@ -6,6 +6,7 @@ import random
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,6 +15,8 @@ from shared_core.embedders.base import CallableEmbedder, HashingEmbedder
 from shared_core.embedders.minilm import MiniLMEmbedder
 from shared_core.errors import EmbedderMismatchError, InvalidInputError
 from shared_core.facts import Fact
+from shared_core.index.chroma import ChromaIndex
+from shared_core.ledger.sqlite import SQLiteLedger
 from shared_core.memory import Hit, TemporalMemory
 
 START = datetime(2024, 6, 1, tzinfo=UTC)
@@ -266,3 +269,30 @@ def test_search_skips_the_change_feed_until_a_commit_from_anywhere(
             other.write(Fact(text="Maria adopted a cat named Miso."))  # another connection
         assert texts(memory.search("cat Miso", k=1)) == ["Maria adopted a cat named Miso."]
         assert len(asked) >= 1
+
+
+class LaggingChroma(ChromaIndex):
+    """Takes new rows but silently ignores later changes to rows it already holds."""
+
+    def apply(self, records: Any, vectors: Any, cursor: Any) -> None:
+        held = self.row_ids()
+        super().apply([r for r in records if r.row_id not in held], vectors, cursor)
+
+
+def test_a_lagging_index_never_surfaces_a_retired_version_as_of_the_past(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    # an as-of search reads ids alone from Chroma and lets the ledger say which rows are
+    # visible: the index's stale belief that Berlin still holds must not leak through
+    ledger = SQLiteLedger(tmp_path / "ledger.sqlite", clock=clock)
+    index = LaggingChroma(tmp_path / "index")
+    with TemporalMemory(ledger=ledger, index=index, embedder=HashingEmbedder(), clock=clock) as m:
+        berlin = lives(m, clock, "Berlin", d(2020))
+        lives(m, clock, "Porto", d(2023))
+        m.add_many([f"Maria once visited town number {n}." for n in range(40)])
+        clock.advance(timedelta(days=1))
+        m.correct(berlin, object="Lisbon", text="Maria lives in Lisbon.")
+        for valid_at, known_at in ((d(2021), None), (d(2024), None), (d(2021), clock.now())):
+            hits = m.search("Maria lives in Berlin.", k=3, valid_at=valid_at, known_at=known_at)
+            assert "Maria lives in Berlin." not in texts(hits), (valid_at, known_at)
+        assert "Maria lives in Lisbon." in texts(m.search("Maria lives in", k=3, valid_at=d(2021)))

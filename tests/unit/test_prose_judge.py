@@ -15,7 +15,7 @@ from shared_core.embedders.base import HashingEmbedder
 from shared_core.errors import DetectorError, IndexSyncError, InvalidInputError
 from shared_core.facts import Decision, Fact, FactStatus, Reason, ReasonKind
 from shared_core.filters import Filter
-from shared_core.index.base import IndexMatch, Vector
+from shared_core.index.base import IndexMatch, RowCheck, Vector
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import ChangeCursor, InMemoryLedger, SQLiteLedger, VersionRecord
 from shared_core.memory import Hit, ProseJudge, TemporalMemory
@@ -69,6 +69,7 @@ class CountingIndex(NumpyIndex):
         known_at: Instant | None,
         where: Filter | None = None,
         rows_only: bool = False,
+        visible_rows: RowCheck | None = None,
     ) -> list[IndexMatch]:
         self.searches += 1
         return super().search(
@@ -79,6 +80,7 @@ class CountingIndex(NumpyIndex):
             known_at=known_at,
             where=where,
             rows_only=rows_only,
+            visible_rows=visible_rows,
         )
 
     def apply(
