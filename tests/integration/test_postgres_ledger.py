@@ -254,6 +254,8 @@ def filled(postgres_url: str) -> Iterator[str]:
         ("STREAM_VERSIONS_PROSE", ("p7", 0)),
         ("TAIL_STATEMENTS", (1, "", 1, "")),
         ("TAIL_STATEMENTS_PROSE", ("p7", "p7")),
+        ("LAST_VERSION_HEADED", (1, "")),
+        ("LAST_VERSION_HEADED_PROSE", ("p7",)),
     ],
 )
 def test_stream_reads_find_their_rows_through_an_index_not_a_scan(
