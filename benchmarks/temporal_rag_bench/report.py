@@ -174,8 +174,10 @@ def _targets(checks: Sequence[dict[str, Any]]) -> list[str]:
         for c in checks
     ]
     intro = (
-        "Ours (`supersession+phi-t`, buffer off) on the synthetic keyed track; the shipped "
-        "prose judge on LoCoMo's observations (rows starting `observations:`)."
+        "Ours (`supersession+phi-t`, buffer off) on the synthetic keyed track; its read "
+        "latency against plain top-k in this run, query embedding excluded (rows starting "
+        "`read path:`, SituatedQA's on its as-of questions alone); the shipped prose judge on "
+        "LoCoMo's observations (rows starting `observations:`)."
     )
     return ["## Targets", "", intro, "", *_md_table(["target", "goal", "value", ""], rows)]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import platform
+import statistics
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -79,7 +80,9 @@ def scored(
     out: dict[str, Any] = {
         "meta": {**meta, "notes": list(run.notes)},
         "datasets": datasets,
-        "targets": targets(datasets) + observation_targets(observations),
+        "targets": targets(datasets)
+        + read_path_targets(datasets)
+        + observation_targets(observations),
     }
     if observations is not None:
         out["observations"] = observations
@@ -198,6 +201,41 @@ def targets(datasets: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         ok = ratio <= TARGETS["latency_ratio"]
         checks.append(_check("p50 read latency / plain", ratio, ok, "<= 1.3"))
     return checks
+
+
+def read_path_targets(datasets: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Issue 17's read-path aims for ours, each a ratio of p50 read latencies measured in this
+    run: every question of the synthetic keyed track (<= 1.2), and SituatedQA's as-of
+    questions alone (<= 1.5)."""
+    checks = []
+    aims = (("synthetic-keyed", None, 1.2), ("situatedqa-keyed", "as_of", 1.5))
+    for name, kind, goal in aims:
+        ratio = _p50_ratio(datasets, name, kind)
+        if ratio is not None:
+            asked = "every question" if kind is None else "as-of questions"
+            label = f"read path: p50 / plain, {name}, {asked}"
+            checks.append(_check(label, ratio, ratio <= goal, f"<= {goal}"))
+    return checks
+
+
+def _p50_ratio(datasets: Sequence[dict[str, Any]], name: str, kind: str | None) -> float | None:
+    """Ours' median read latency over plain's, on the questions of one kind (None: all)."""
+    data = next((d for d in datasets if d["name"] == name), None)
+    if data is None:
+        return None
+    by_method = {m["method"]: m for m in data["methods"] if m.get("status") == "ok"}
+    medians = []
+    for method in (OURS, PLAIN):
+        found = by_method.get(method)
+        seconds = [
+            q["seconds"]
+            for q in (found or {}).get("questions", [])
+            if kind is None or q["kind"] == kind
+        ]
+        if not seconds:
+            return None
+        medians.append(statistics.median(seconds))
+    return medians[0] / medians[1] if medians[1] else None
 
 
 def observation_targets(observations: dict[str, Any] | None) -> list[dict[str, Any]]:

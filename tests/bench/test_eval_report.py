@@ -19,7 +19,7 @@ from temporal_rag_bench.model import Dataset, Track
 from temporal_rag_bench.profiles import PROFILES, load_datasets
 from temporal_rag_bench.registry import discover, narrow, select_methods
 from temporal_rag_bench.report import markdown, print_summary, write_report
-from temporal_rag_bench.results import environment, scored, targets
+from temporal_rag_bench.results import environment, read_path_targets, scored, targets
 from temporal_rag_bench.runner import BenchRun, RunOptions, judge_sample, run_bench
 
 METHODS = ("plain", "newest-first", "phi-t", "supersession", "supersession+phi-t")
@@ -121,6 +121,29 @@ def test_targets_say_met_or_not_from_the_figures(results: dict[str, Any]) -> Non
     assert verdicts["p50 read latency / plain"] is False
     assert verdicts["as-of accuracy"] is False
     assert targets([]) == []
+
+
+def test_read_path_targets_compare_medians_of_the_questions_asked(
+    results: dict[str, Any],
+) -> None:
+    keyed = json.loads(json.dumps(results["datasets"][0], default=str))
+    keyed["name"] = "synthetic-keyed"
+    situated = json.loads(json.dumps(keyed))
+    situated["name"] = "situatedqa-keyed"
+    for method in situated["methods"]:  # ours is 1.4x slower on as-of questions only
+        slower = 1.4 if method["method"] == "supersession+phi-t" else 1.0
+        for question in method.get("questions", []):
+            question["seconds"] = 0.002 * (slower if question["kind"] == "as_of" else 9.0)
+    for method in keyed["methods"]:  # and 1.25x slower on the keyed track
+        slower = 1.25 if method["method"] == "supersession+phi-t" else 1.0
+        for question in method.get("questions", []):
+            question["seconds"] = 0.001 * slower
+    checks = {t["target"]: t for t in read_path_targets([keyed, situated])}
+    every = checks["read path: p50 / plain, synthetic-keyed, every question"]
+    as_of = checks["read path: p50 / plain, situatedqa-keyed, as-of questions"]
+    assert (round(every["value"], 3), every["met"]) == (1.25, False)
+    assert (round(as_of["value"], 3), as_of["met"]) == (1.4, True)
+    assert read_path_targets([]) == []
 
 
 def test_a_judge_runs_the_prose_phi_t_methods_on_a_sample() -> None:
