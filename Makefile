@@ -60,10 +60,10 @@ bench-concurrency: $(STAMP) postgres  ## writer processes 1/4/8/16: SQLite (full
 bench-growth: $(STAMP) postgres  ## ledger cost growth, SQLite and PostgreSQL, 10k and 100k version rows (GROWTH_SIZES=...)
 	$(BENCH) benchmarks/bench_growth.py
 
-bench-index: $(STAMP)  ## Chroma index at 10k and 100k versions, embedded and server: current state vs unfiltered, as-of, growth plot (~10 min; INDEX_SIZES=...)
+bench-index: $(STAMP)  ## Chroma index at 10k and 100k versions, embedded and server: current state vs unfiltered, as-of, growth plot (~20 min; INDEX_SIZES=..., INDEX_PLACES=...)
 	$(BENCH) benchmarks/bench_index.py
 
-bench-footprint: $(STAMP) postgres  ## resident memory of one process holding 100k versions, embedded and on servers (~5 min; FOOTPRINT_SIZE=...)
+bench-footprint: $(STAMP) postgres  ## resident memory of one process holding 100k versions, embedded and on servers (~10 min; FOOTPRINT_SIZE=...)
 	$(BENCH) benchmarks/bench_footprint.py
 
 bench-memory: $(STAMP)  ## TemporalMemory on the embedded stack: add_many vs raw embedding, search

@@ -15,9 +15,9 @@ what holding the memory costs. On servers, the Chroma server's own resident memo
 process's whole run (start, imports, open, searches), one round.
 
 N is ``FOOTPRINT_SIZE`` (default 100,000, about 10 minutes; ``FOOTPRINT_SIZE=1000000`` takes
-hours on 2 shared cores, most of it inserting into Chroma) and ``FOOTPRINT_PLACES`` the places
-(default ``embedded,server``). Under ``--benchmark-disable`` (``make test``)
-N is 2,000 and the probe still runs once per place, its searches checked.
+about an hour per place more on 2 shared cores, most of it inserting into Chroma) and
+``FOOTPRINT_PLACES`` the places (default ``embedded,server``). Under ``--benchmark-disable``
+(``make test``) N is 2,000 and the probe still runs once per place, its searches checked.
 """
 
 from __future__ import annotations
