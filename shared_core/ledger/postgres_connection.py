@@ -164,9 +164,9 @@ class PostgresConnections:
         ``closing`` queues the last statements before the COMMIT. Any exception rolls back.
         """
         with self.translated(), self._pool.connection() as conn, conn.pipeline() as pipeline:
-            self._begin_locked(conn, pipeline, opening)
-            self.conn = conn
             try:
+                self._begin_locked(conn, pipeline, opening)
+                self.conn = conn
                 yield
                 closing(conn)
                 conn.execute("COMMIT")
