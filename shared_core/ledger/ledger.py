@@ -12,7 +12,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import replace
 from datetime import datetime
 from typing import Any, Self
 
@@ -476,7 +475,9 @@ class Ledger:
         records = tuple(version_record(row) for row in rows)
         inserted = [r.row_id for r in records if r.row_id > since.after_row]
         if len(inserted) == limit and inserted[-1] < last_row:
-            return ChangeSet(records, replace(since, after_row=inserted[-1]), more=True)
+            # every row up to inserted[-1] was sent as it stands now: the next page starts
+            # from now, or each page would send the retirements of every page before it again
+            return ChangeSet(records, ChangeCursor(inserted[-1], last_time, at_last), more=True)
         return ChangeSet(records, ChangeCursor(last_row, last_time, at_last))
 
     def revision(self) -> tuple[int, int]:
