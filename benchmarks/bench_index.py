@@ -1,4 +1,4 @@
-"""Vector index figures: what the live/hist layout of :class:`ChromaIndex` buys, and how its
+"""Vector index figures: what the live/all layout of :class:`ChromaIndex` buys, and how its
 cost grows with the number of records (issues 4 and 17).
 
 Built once per case, a case being where the index lives and its size: ``embedded`` (a
@@ -21,7 +21,7 @@ stale near-duplicate, as in agent memory. Then, k = 10, on every case:
 4. ``ChromaIndex.search`` as of the past (random ``valid_at`` and ``known_at``): unfiltered
    over-fetching when it settles the answer, else filtered queries (the mean and p90 show how
    often that happens);
-5. ``apply`` of 1,000 supersessions (1,000 rows move from live to hist, 1,000 arrive).
+5. ``apply`` of 1,000 supersessions (1,000 rows leave live and are updated in all, 1,000 arrive).
 
 At the end: a table of 1 and 2 and both ratios per case, each also as a multiple of the
 smallest size, and a plot of the same (``INDEX_PLOT``, default build/bench-index/growth.png).
@@ -56,7 +56,7 @@ from benchmarks.reporting import (
     record_rate,
 )
 from shared_core.clock import OPEN
-from shared_core.index import chroma
+from shared_core.index import chroma, chroma_client
 from shared_core.index.chroma_layout import to_metadata
 from shared_core.ledger.results import ChangeCursor, VersionRecord
 from tests.servers import close_chroma_client
@@ -137,9 +137,9 @@ def _build_plain(client: Any, name: str, records: list[VersionRecord], vectors: 
     plain = client.create_collection(
         name,
         configuration={"hnsw": {"space": "cosine"}},
-        embedding_function=chroma.precomputed_embedding_function(),
+        embedding_function=chroma_client.precomputed_embedding_function(),
     )
-    step = min(client.get_max_batch_size(), chroma.PAGE)
+    step = min(client.get_max_batch_size(), chroma_client.PAGE)
     for start in range(0, len(records), step):
         batch = records[start : start + step]
         plain.add(
@@ -153,7 +153,7 @@ def _build_plain(client: Any, name: str, records: list[VersionRecord], vectors: 
 
 def _http_client(url: str) -> Any:
     parts = urllib.parse.urlsplit(url)
-    return chroma._chromadb().HttpClient(host=parts.hostname, port=parts.port or 8000)
+    return chroma_client.chromadb_module().HttpClient(host=parts.hostname, port=parts.port or 8000)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -174,7 +174,7 @@ def place(
     if where == "embedded":
         folder = tmp_path_factory.mktemp("bench-index")
         index = chroma.ChromaIndex(folder / "index")
-        yield index, chroma._persistent_client(folder / "plain"), "plain"
+        yield index, chroma_client.persistent_client(folder / "plain"), "plain"
         index.close()
         return
     url = request.getfixturevalue("chroma_url")
@@ -376,7 +376,7 @@ def test_as_of_search(benchmark: Any, figures: list[str], built: Built) -> None:
 
 @pytest.mark.benchmark(group="index apply")
 def test_apply_supersessions(benchmark: Any, figures: list[str], built: Built) -> None:
-    """Each round: 1,000 current rows retired (moved to hist) and 1,000 new current rows."""
+    """Each round: 1,000 current rows retired (out of live) and 1,000 new current rows."""
     rng = np.random.default_rng(SEED + 1)
     rows = count(built.size + 1)
     moves = min(MOVES, built.size // 4)

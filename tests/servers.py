@@ -236,6 +236,6 @@ def wait_for_chroma(url: str, process: subprocess.Popen[bytes] | None = None) ->
 
 def close_chroma_client(client: object) -> None:
     """Close a chromadb.HttpClient for good (see ChromaIndex's ``_close_client``)."""
-    from shared_core.index.chroma import _close_client
+    from shared_core.index.chroma_client import close_client
 
-    _close_client(client)
+    close_client(client)

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from shared_core.clock import to_instant
 from shared_core.embedders.base import CallableEmbedder, Embedder
-from shared_core.index.chroma import precomputed_embedding_function
+from shared_core.index.chroma_client import precomputed_embedding_function
 from temporal_rag_bench.model import Chunk, Dataset, Question, QuestionKind
 
 T = TypeVar("T")

@@ -2,15 +2,17 @@
 
 A filtered Chroma query costs tens to hundreds of milliseconds on 100k records, an unfiltered
 one a few. So each namespace has two collections: ``live`` holds the records that are believed
-and open-ended (nearly everything a current-state search can see), ``hist`` every other record.
-A search "valid now, as known now" is an unfiltered query of ``live`` (over-fetching only the
-few future-dated rows, which are tracked). Any other search asks both collections for a few
-times k nearest rows unfiltered and keeps the visible ones when that provably yields the exact
-top k; otherwise it queries them with a ``where`` that encodes visibility, and merges.
+and open-ended (nearly everything a current-state search can see), ``all`` every record. A
+search "valid now, as known now" is an unfiltered query of ``live`` (over-fetching only the few
+future-dated rows, which are tracked). Any other search asks ``all`` for a few times k nearest
+rows unfiltered and keeps the visible ones when that provably yields the exact top k; otherwise
+it asks again with a ``where`` that encodes visibility. A retirement deletes the row from
+``live`` and updates its metadata in ``all`` (no vector moves). Version 1 of this layout kept
+``hist`` (every row not live) instead of ``all``; it is converted when opened.
 
 A small ``{prefix}_state`` collection keeps, in its metadata, the change cursor, the bound
 embedder and the bookkeeping that proves the fast path exact (per namespace: the latest
-``recorded_at``, the latest end of validity of believed ``hist`` rows, and the future-dated
+``recorded_at``, the latest end of validity of believed rows that are not live, and the future-dated
 ``live`` rows). Each ChromaIndex caches that bookkeeping and the collections' counts, and reads
 them again with the cursor, before it applies changes: several processes may share one index on
 a Chroma server as long as they mirror one ledger, whose mirror lock makes them apply the change
@@ -24,18 +26,11 @@ import os
 import re
 import threading
 import urllib.parse
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from functools import cache
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from shared_core.clock import Instant
-from shared_core.errors import (
-    InvalidInputError,
-    MissingDependencyError,
-    TemporalRagError,
-    VectorIndexError,
-)
+from shared_core.errors import InvalidInputError, VectorIndexError
 from shared_core.filters import Filter
 from shared_core.index.base import IndexMatch, RowCheck, Vector
 from shared_core.index.checks import (
@@ -46,6 +41,18 @@ from shared_core.index.checks import (
     latest_records,
     missing_vector,
     require_bound,
+)
+from shared_core.index.chroma_client import (
+    PAGE,
+    all_ids,
+    chromadb_module,
+    close_client,
+    copy_records,
+    hnsw_config,
+    persistent_client,
+    precomputed_embedding_function,
+    stored_vectors,
+    translated,
 )
 from shared_core.index.chroma_layout import (
     Book,
@@ -60,11 +67,10 @@ from shared_core.index.chroma_layout import (
 )
 from shared_core.ledger.results import ChangeCursor, VersionRecord
 
-PAGE = 5_000
-"""Rows per Chroma ``get`` (large gets with metadata fail) and fact ids per ``$in``."""
-"""A search other than a current one first asks each collection for this many times k rows."""
+LAYOUT = 2
+"""The layout version kept in the state collection (1: ``live`` and ``hist``)."""
+ROLES = ("live", "all")
 _PREFIX = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9._-]{0,400}[a-zA-Z0-9])?")
-_EF_NAME = "temporal_rag_precomputed"
 
 
 class ChromaIndex:
@@ -94,7 +100,7 @@ class ChromaIndex:
             raise InvalidInputError(
                 "prefix", f"{prefix!r} cannot start a Chroma collection name", "use [a-zA-Z0-9._-]"
             )
-        self._hnsw = _hnsw(
+        self._hnsw = hnsw_config(
             ef_search=search_ef, ef_construction=construction_ef, max_neighbors=max_neighbors
         )
         self._prefix = prefix
@@ -106,16 +112,18 @@ class ChromaIndex:
         self._bound: tuple[str, int] | None = None
         self._cursor = ChangeCursor()
         self._books: dict[str, Book] = {}
-        with _translated("open the index"):
-            self._client = _persistent_client(path) if client is None else client
+        with translated("open the index"):
+            self._client = persistent_client(path) if client is None else client
             try:
                 self._batch = min(int(self._client.get_max_batch_size()), PAGE)
                 self._state = self._client.get_or_create_collection(
                     f"{prefix}_state",
-                    metadata={"version": 1},
+                    metadata={"version": LAYOUT},
                     embedding_function=precomputed_embedding_function(),
                 )
                 self._load_state(self._state.metadata or {})
+                if int((self._state.metadata or {}).get("version", 1)) < LAYOUT:
+                    self._convert_from_hist()
             except BaseException:
                 self.close()
                 raise
@@ -130,8 +138,8 @@ class ChromaIndex:
             raise InvalidInputError(
                 "index", f"is {url!r}", "pass a Chroma server URL such as http://localhost:8000"
             )
-        chromadb = _chromadb()
-        with _translated(f"connect to {parts.scheme}://{parts.hostname}:{parts.port or 8000}"):
+        chromadb = chromadb_module()
+        with translated(f"connect to {parts.scheme}://{parts.hostname}:{parts.port or 8000}"):
             client = chromadb.HttpClient(
                 host=parts.hostname,
                 port=parts.port or (443 if parts.scheme == "https" else 8000),
@@ -140,14 +148,14 @@ class ChromaIndex:
         try:
             index = cls(client=client, prefix=prefix, **options)
         except BaseException:
-            _close_client(client)
+            close_client(client)
             raise
         index._owns_client = True
         return index
 
     # ------------------------------------------------------------------ the port
     def bind(self, *, embedder: str, dimension: int) -> None:
-        with self._lock, _translated("bind the embedder"):
+        with self._lock, translated("bind the embedder"):
             self._open()
             bound = check_binding(embedder, dimension, self._bound)
             if self._bound is None:
@@ -157,7 +165,7 @@ class ChromaIndex:
     def cursor(self) -> ChangeCursor:
         """The change cursor as stored now: the bookkeeping and counts are read again, since
         another process may have applied changes to the same collections (a Chroma server)."""
-        with self._lock, _translated("read the cursor"):
+        with self._lock, translated("read the cursor"):
             self._open()
             self._state = self._client.get_collection(
                 f"{self._prefix}_state", embedding_function=precomputed_embedding_function()
@@ -174,15 +182,15 @@ class ChromaIndex:
     ) -> None:
         check_cursor(cursor)
         rows = latest_records(records)
-        with self._lock, _translated("apply records"):
+        with self._lock, translated("apply records"):
             self._open()
             if rows:
-                self._write(rows, self._vectors_for(rows, vectors))
+                self._write(rows, vectors)
             self._cursor = cursor
             self._save_state()
 
     def vectors(self, fact_ids: Sequence[str]) -> dict[str, list[float]]:
-        with self._lock, _translated("read vectors"):
+        with self._lock, translated("read vectors"):
             self._open()
             return self._stored(fact_ids, list(self._books))
 
@@ -206,16 +214,16 @@ class ChromaIndex:
             if self._bound is None or book is None or book.namespace != namespace:
                 return []
             query = as_vector(vector, self._bound[1], "vector").astype("float32")[None, :]
-            with _translated("search"):
-                live, hist = self._collections(key)
-                counts = self._count(live), self._count(hist)
+            with translated("search"):
+                live, every = self._collections(key)
+                counts = self._count(live), self._count(every)
         pending = book.pending(valid_at, known_at)
         condition = None if where is None else filter_where(where)
-        with _translated("search"):
+        with translated("search"):
             if rows_only:
                 hidden = None if pending is None or valid_at is None else book.hidden(valid_at)
                 rows = rows_alone(
-                    (live, hist),
+                    (live, every),
                     counts,
                     query,
                     k,
@@ -228,24 +236,19 @@ class ChromaIndex:
             if pending is not None:  # the fast path: live only, no visibility terms
                 found = query_nearest(live, query, min(k + pending, counts[0]), condition)
             else:
-                found = search_past(
-                    (hist, live), (counts[1], counts[0]), query, k, (valid_at, known_at), where
-                )
+                found = search_past(every, counts[1], query, k, (valid_at, known_at), where)
         return best_matches(found, k, valid_at, known_at, where)
 
     def row_ids(self) -> set[int]:
-        with self._lock, _translated("list row ids"):
+        with self._lock, translated("list row ids"):
             self._open()
             return {
-                int(row_id)
-                for key in list(self._books)
-                for collection in self._collections(key)
-                for row_id in _all_ids(collection)
+                int(row_id) for key in list(self._books) for row_id in all_ids(self._every(key))
             }
 
     def remove(self, row_ids: Sequence[int]) -> None:
         gone = {int(r) for r in row_ids}
-        with self._lock, _translated("remove rows"):
+        with self._lock, translated("remove rows"):
             self._open()
             for key, book in list(self._books.items()):
                 for collection in self._collections(key):
@@ -254,10 +257,10 @@ class ChromaIndex:
             self._save_state()
 
     def count(self) -> int:
-        with self._lock, _translated("count records"):
+        with self._lock, translated("count records"):
             self._open()
             self._counts.clear()
-            return sum(self._count(c) for key in self._books for c in self._collections(key))
+            return sum(self._count(self._every(key)) for key in self._books)
 
     def close(self) -> None:
         with self._lock:
@@ -267,15 +270,15 @@ class ChromaIndex:
             self._handles.clear()
             client = getattr(self, "_client", None)
             if self._owns_client and client is not None and hasattr(client, "close"):
-                with _translated("close the client"):
-                    _close_client(client)
+                with translated("close the client"):
+                    close_client(client)
 
     # ------------------------------------------------------------------ more than the port
     def drop(self) -> None:
         """Delete every collection of this index (its records, cursor and binding), then close."""
-        with self._lock, _translated("drop the index"):
+        with self._lock, translated("drop the index"):
             self._open()
-            ours = {self._name(key, role) for key in self._books for role in ("live", "hist")}
+            ours = {self._name(key, role) for key in self._books for role in (*ROLES, "hist")}
             ours.add(f"{self._prefix}_state")
             for collection in self._client.list_collections():
                 if collection.name in ours:
@@ -299,7 +302,7 @@ class ChromaIndex:
 
     def _save_state(self) -> None:
         metadata: dict[str, Any] = {
-            "version": 1,
+            "version": LAYOUT,
             "after_row": self._cursor.after_row,
             "retired_from": self._cursor.retired_from,
             "retired_at_from": self._cursor.retired_at_from,
@@ -310,10 +313,53 @@ class ChromaIndex:
         self._state.modify(metadata=metadata)
 
     # ------------------------------------------------------------------ writing
+    def _write(self, rows: Sequence[VersionRecord], given: Mapping[str, Vector]) -> None:
+        """Every vector found and checked first; then the bookkeeping (it only errs on the
+        safe side); then per namespace: rows that are no longer live leave ``live`` (a crash
+        leaves a row absent from current searches, never stale), live rows are upserted
+        there, new rows are added to ``all`` and the others updated in place."""
+        groups: dict[str, list[VersionRecord]] = {}
+        for row in rows:
+            groups.setdefault(row.namespace, []).append(row)
+        present: dict[str, set[str]] = {}
+        needed: list[VersionRecord] = []
+        for namespace, group in groups.items():
+            key = namespace_key(namespace)
+            book = self._books.get(key, Book(namespace))
+            if book.namespace != namespace:
+                raise VectorIndexError(f"namespaces {namespace!r} and {book.namespace!r} collide")
+            held = (
+                self._present(key, [str(r.row_id) for r in group]) if key in self._books else set()
+            )
+            present[namespace] = held
+            needed += [r for r in group if is_live(r) or str(r.row_id) not in held]
+        arrays = self._vectors_for(needed, given)
+        for namespace, group in groups.items():
+            key = namespace_key(namespace)
+            self._books[key] = self._books.get(key, Book(namespace)).after(group)
+        self._save_state()
+        for namespace, group in groups.items():
+            live, every = self._collections(namespace_key(namespace))
+            held = present[namespace]
+            self._delete_existing(live, [str(r.row_id) for r in group if not is_live(r)])
+            self._upsert(live, [r for r in group if is_live(r)], arrays)
+            self._upsert(every, [r for r in group if str(r.row_id) not in held], arrays)
+            self._update(every, [r for r in group if str(r.row_id) in held])
+
+    def _present(self, key: str, ids: Sequence[str]) -> set[str]:
+        """Which of these row ids ``all`` holds."""
+        every = self._every(key)
+        if not ids or self._count(every) == 0:
+            return set()
+        held: set[str] = set()
+        for start in range(0, len(ids), PAGE):
+            held.update(every.get(ids=list(ids[start : start + PAGE]), include=[])["ids"])
+        return held
+
     def _vectors_for(
         self, rows: Sequence[VersionRecord], given: Mapping[str, Vector]
     ) -> dict[str, Any]:
-        """Every row's vector by fact id (given, else stored), checked before any change."""
+        """These rows' vectors by fact id (given, else stored), checked before any change."""
         dimension = require_bound(self._bound)
         fact_ids = list(dict.fromkeys(r.fact_id for r in rows))
         arrays = {
@@ -336,33 +382,11 @@ class ChromaIndex:
         """The stored vectors of these fact ids, looked up in these namespaces."""
         found: dict[str, list[float]] = {}
         for key in keys:
-            for collection in self._collections(key):
-                wanted = [f for f in dict.fromkeys(fact_ids) if f not in found]
-                if wanted and self._count(collection):
-                    _stored_vectors(collection, wanted, found)
+            every = self._every(key)
+            wanted = [f for f in dict.fromkeys(fact_ids) if f not in found]
+            if wanted and self._count(every):
+                stored_vectors(every, wanted, found)
         return found
-
-    def _write(self, rows: Sequence[VersionRecord], arrays: Mapping[str, Any]) -> None:
-        """Bookkeeping first (it only errs on the safe side), then each row into its
-        collection, deleted from the other one first (a crash leaves it absent, never stale)."""
-        groups: dict[str, list[VersionRecord]] = {}
-        for row in rows:
-            groups.setdefault(row.namespace, []).append(row)
-        for namespace, group in groups.items():
-            key = namespace_key(namespace)
-            book = self._books.get(key, Book(namespace))
-            if book.namespace != namespace:
-                raise VectorIndexError(f"namespaces {namespace!r} and {book.namespace!r} collide")
-            self._books[key] = book.after(group)
-        self._save_state()
-        for namespace, group in groups.items():
-            live, hist = self._collections(namespace_key(namespace))
-            to_live = [r for r in group if is_live(r)]
-            to_hist = [r for r in group if not is_live(r)]
-            self._delete_existing(hist, [str(r.row_id) for r in to_live])
-            self._delete_existing(live, [str(r.row_id) for r in to_hist])
-            self._upsert(live, to_live, arrays)
-            self._upsert(hist, to_hist, arrays)
 
     def _upsert(self, collection: Any, rows: Sequence[VersionRecord], arrays: Any) -> None:
         import numpy as np
@@ -378,6 +402,15 @@ class ChromaIndex:
         if rows:
             self._counts.pop(collection.name, None)
 
+    def _update(self, collection: Any, rows: Sequence[VersionRecord]) -> None:
+        """New metadata for rows the collection holds (a row's text and vector never change;
+        Chroma would embed new documents)."""
+        for start in range(0, len(rows), self._batch):
+            chunk = rows[start : start + self._batch]
+            collection.update(
+                ids=[str(r.row_id) for r in chunk], metadatas=[to_metadata(r) for r in chunk]
+            )
+
     def _delete_existing(self, collection: Any, ids: Sequence[str]) -> None:
         """Delete these ids where present (looking first is cheaper than deleting blindly)."""
         if not ids or self._count(collection) == 0:
@@ -388,27 +421,50 @@ class ChromaIndex:
                 collection.delete(ids=present)
                 self._counts.pop(collection.name, None)
 
+    def _convert_from_hist(self) -> None:
+        """Layout 1 -> 2: each namespace's ``all`` filled from its ``live`` and ``hist``
+        collections, the state marked, then ``hist`` deleted. A crash before the mark redoes
+        the copy (upserts); after it, leaves an unused ``hist`` that :meth:`drop` removes."""
+        names = {c.name for c in self._client.list_collections()}
+        for key in self._books:
+            every = self._every(key)
+            for role in ("live", "hist"):
+                if self._name(key, role) in names:
+                    old = self._client.get_collection(
+                        self._name(key, role), embedding_function=precomputed_embedding_function()
+                    )
+                    copy_records(old, every, self._batch)
+            self._counts.pop(every.name, None)
+        self._save_state()
+        for key in self._books:
+            if self._name(key, "hist") in names:
+                self._client.delete_collection(self._name(key, "hist"))
+
     # ------------------------------------------------------------------ collections
     def _collections(self, key: str) -> tuple[Any, Any]:
-        """The (live, hist) collections of a namespace key, created when missing."""
+        """The (live, all) collections of a namespace key, created when missing."""
         if key not in self._handles:
             namespace = self._books[key].namespace
-            live, hist = (
+            live, every = (
                 self._client.get_or_create_collection(
                     self._name(key, role),
                     configuration={"hnsw": dict(self._hnsw)},
                     metadata={"namespace": namespace, "role": role},
                     embedding_function=precomputed_embedding_function(),
                 )
-                for role in ("live", "hist")
+                for role in ROLES
             )
             search_ef = self._hnsw.get("ef_search")
-            for collection in (live, hist):
+            for collection in (live, every):
                 hnsw = (collection.configuration_json or {}).get("hnsw") or {}
                 if search_ef is not None and hnsw.get("ef_search") != search_ef:
                     collection.modify(configuration={"hnsw": {"ef_search": search_ef}})
-            self._handles[key] = (live, hist)
+            self._handles[key] = (live, every)
         return self._handles[key]
+
+    def _every(self, key: str) -> Any:
+        """The ``all`` collection of a namespace key (every record)."""
+        return self._collections(key)[1]
 
     def _name(self, key: str, role: str) -> str:
         return f"{self._prefix}_{key}_{role}"
@@ -422,123 +478,3 @@ class ChromaIndex:
     def _open(self) -> None:
         if self._closed:
             raise VectorIndexError("the index is closed")
-
-
-# ---------------------------------------------------------------------- helpers
-def _all_ids(collection: Any) -> Iterator[str]:
-    offset = 0
-    while True:
-        ids = collection.get(include=[], limit=PAGE, offset=offset)["ids"]
-        yield from ids
-        if len(ids) < PAGE:
-            return
-        offset += PAGE
-
-
-def _stored_vectors(collection: Any, fact_ids: list[str], found: dict[str, list[float]]) -> None:
-    """Add to ``found`` the vector of each of these fact ids that has a row in ``collection``."""
-    for start in range(0, len(fact_ids), PAGE):
-        where = {"fact_id": {"$in": fact_ids[start : start + PAGE]}}
-        offset = 0
-        while True:
-            page = collection.get(
-                where=where, include=["embeddings", "metadatas"], limit=PAGE, offset=offset
-            )
-            for meta, vector in zip(page["metadatas"], page["embeddings"], strict=True):
-                found.setdefault(str(meta["fact_id"]), [float(x) for x in vector])
-            if len(page["ids"]) < PAGE:
-                break
-            offset += PAGE
-
-
-def _hnsw(**options: int | None) -> dict[str, Any]:
-    """Chroma's HNSW configuration: cosine space and the options given (positive ints)."""
-    config: dict[str, Any] = {"space": "cosine"}
-    for name, value in options.items():
-        if value is not None:
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise InvalidInputError(name, f"{value!r} is not a positive int", "e.g. 100")
-            config[name] = value
-    return config
-
-
-@contextmanager
-def _translated(action: str) -> Iterator[None]:
-    """Chroma's exceptions become VectorIndexError (the original kept as the cause)."""
-    try:
-        yield
-    except TemporalRagError:
-        raise
-    except Exception as exc:
-        raise VectorIndexError(f"Chroma could not {action}: {exc}") from exc
-
-
-def _close_client(client: Any) -> None:
-    """Close a Chroma client for good. chromadb 1.5's ``close()`` leaves the httpx sessions of
-    an HttpClient and of its admin client open (unclosed sockets): close those too."""
-    sessions = [
-        getattr(getattr(owner, "_server", None), "_session", None)
-        for owner in (client, getattr(client, "_admin_client", None))
-    ]
-    client.close()
-    for session in sessions:
-        if session is not None and hasattr(session, "close"):
-            session.close()
-
-
-def _chromadb() -> Any:
-    try:
-        import chromadb
-    except ImportError as exc:
-        raise MissingDependencyError(
-            'ChromaIndex needs chromadb: pip install "temporal-rag[embedded]"'
-        ) from exc
-    return chromadb
-
-
-def _persistent_client(path: str | os.PathLike[str] | None) -> Any:
-    """Chroma's default settings: another client of the same folder in this process must
-    have equal settings (and chromadb 1.5's product telemetry sends nothing)."""
-    return _chromadb().PersistentClient(path=os.fspath(path or "."))
-
-
-def precomputed_embedding_function() -> Any:
-    """An embedding function for Chroma collections that are always given vectors: it refuses
-    to embed, so Chroma never builds its default (which downloads a model)."""
-    return _precomputed_class()()
-
-
-@cache
-def _precomputed_class() -> type:
-    """Chroma's embedding-function slot, filled so that Chroma never builds its default (which
-    downloads a model): this index always passes vectors, and this function refuses to embed."""
-    _chromadb()
-    from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
-    from chromadb.utils.embedding_functions import register_embedding_function
-
-    class PrecomputedOnly(EmbeddingFunction[Documents]):
-        def __init__(self) -> None:
-            pass
-
-        def __call__(self, input: Documents) -> Embeddings:
-            raise VectorIndexError("temporal-rag gives Chroma vectors; it never embeds text")
-
-        @staticmethod
-        def name() -> str:
-            return _EF_NAME
-
-        def get_config(self) -> dict[str, Any]:
-            return {}
-
-        @staticmethod
-        def build_from_config(config: dict[str, Any]) -> PrecomputedOnly:
-            return PrecomputedOnly()
-
-        def default_space(self) -> Space:
-            return "cosine"
-
-        def supported_spaces(self) -> list[Space]:
-            return ["cosine"]
-
-    register_embedding_function(PrecomputedOnly)  # type: ignore[no-untyped-call]
-    return PrecomputedOnly

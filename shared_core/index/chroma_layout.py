@@ -2,7 +2,7 @@
 the fast path relies on, the ``where`` clauses, and how raw results become matches.
 
 No chromadb import here (collections arrive as objects). Each namespace has a ``live``
-collection (records believed and open-ended) and a ``hist`` collection (every other record).
+collection (records believed and open-ended) and an ``all`` collection (every record).
 Record metadata holds the row id, fact id, namespace and the four instants as ints, an open end
 as OPEN (never a missing key), and the record's filterable attributes under ``m.<name>``
 (numbers as floats, so that ``1 == 1.0`` as in :mod:`shared_core.filters`).
@@ -24,7 +24,7 @@ from shared_core.ledger.results import VersionRecord
 
 EARLIEST = -(2**63)
 OVERFETCH = 5
-"""An as-of search first asks each collection for this many times k rows, unfiltered."""
+"""A search other than a current one first asks ``all`` for this many times k rows, unfiltered."""
 FUTURE_LIMIT = 1_000
 """Beyond this many pending future-dated rows, a current search takes the filtered path."""
 
@@ -117,12 +117,12 @@ class Book:
 
     A search valid at T as known now sees exactly the live rows with ``valid_from <= T`` when
     T is at or after every ``recorded_at`` (so a live row that is not future-dated started by
-    then) and after the end of every believed hist row (so hist holds nothing visible).
+    then) and after the end of every believed row that is not live (so none of them is visible).
     """
 
     namespace: str
     max_recorded_at: Instant = EARLIEST
-    max_valid_to: Instant = EARLIEST  # of believed rows in hist (all have an end)
+    max_valid_to: Instant = EARLIEST  # of believed rows that are not live (all have an end)
     future: Mapping[int, Instant] = field(default_factory=dict)  # live row id -> valid_from
 
     def after(self, rows: Sequence[VersionRecord]) -> Book:
@@ -166,8 +166,9 @@ class Book:
 
 
 def visibility_where(valid_at: Instant | None, known_at: Instant | None, *, live: bool) -> Any:
-    """Chroma's ``where`` for the records visible at (valid_at, known_at). Live rows end at
-    OPEN, above every instant a search takes, so their ends need no terms."""
+    """Chroma's ``where`` for the records visible at (valid_at, known_at), among the ``live``
+    rows or among every row. Live rows end at OPEN, above every instant a search takes, so
+    their ends need no terms."""
     terms: list[dict[str, Any]] = []
     if known_at is not None:
         terms.append({"recorded_at": {"$lte": known_at}})
@@ -181,18 +182,15 @@ def visibility_where(valid_at: Instant | None, known_at: Instant | None, *, live
 
 
 def kth_visible(
-    answers: Sequence[Sequence[ScoredRow]],
+    hits: Sequence[ScoredRow],
     k: int,
     valid_at: Instant | None,
     known_at: Instant | None,
     condition: Filter | None = None,
 ) -> float:
-    """The distance of the k-th nearest visible, matching hit among ``answers`` (inf if fewer)."""
+    """The distance of the k-th nearest visible, matching hit among ``hits`` (inf if fewer)."""
     distances = sorted(
-        d
-        for hits in answers
-        for d, meta in hits
-        if _wanted(from_metadata(meta), valid_at, known_at, condition)
+        d for d, meta in hits if _wanted(from_metadata(meta), valid_at, known_at, condition)
     )
     return distances[k - 1] if len(distances) >= k else math.inf
 
@@ -235,33 +233,27 @@ def _wanted(
 
 # ---------------------------------------------------------------------- querying
 def search_past(
-    collections: tuple[Any, Any],
-    counts: tuple[int, int],
+    every: Any,
+    count: int,
     query: Any,
     k: int,
     times: tuple[Instant | None, Instant | None],
     condition: Filter | None,
 ) -> list[ScoredRow]:
-    """Hits for any search but a current one, from (hist, live). Each collection's nearest
-    ``OVERFETCH * k`` rows, unfiltered, usually prove the answer (see ``settles``); a
-    collection whose rows do not is asked again with a ``where`` that encodes visibility
-    (exact, but tens to hundreds of milliseconds at 100k records)."""
+    """Hits for any search but a current one, from ``all`` (``count`` rows). Its nearest
+    ``OVERFETCH * k`` rows, unfiltered, usually prove the answer (see ``settles``); when they
+    do not, it is asked again with a ``where`` that encodes visibility (exact, but tens to
+    hundreds of milliseconds at 100k records)."""
     valid_at, known_at = times
-    asked = [min(OVERFETCH * k, count) for count in counts]
-    answers = [query_nearest(c, query, n, None) for c, n in zip(collections, asked, strict=True)]
-    kth = kth_visible(answers, k, valid_at, known_at, condition)
-    found: list[ScoredRow] = []
-    for collection, count, n, hits, live in zip(
-        collections, counts, asked, answers, (False, True), strict=True
-    ):
-        if settles(hits[-1][0] if hits else None, n, count, kth):
-            found += hits
-        else:
-            where = visibility_where(valid_at, known_at, live=live)
-            if condition is not None:
-                where = both(where, filter_where(condition))
-            found += query_nearest(collection, query, min(k, count), where)
-    return found
+    asked = min(OVERFETCH * k, count)
+    hits = query_nearest(every, query, asked, None)
+    kth = kth_visible(hits, k, valid_at, known_at, condition)
+    if settles(hits[-1][0] if hits else None, asked, count, kth):
+        return hits
+    where = visibility_where(valid_at, known_at, live=False)
+    if condition is not None:
+        where = both(where, filter_where(condition))
+    return query_nearest(every, query, min(k, count), where)
 
 
 def query_nearest(collection: Any, query: Any, n: int, where: Any) -> list[ScoredRow]:
@@ -309,42 +301,33 @@ def nearest_rows(
 
 
 def past_rows(
-    collections: tuple[Any, Any],
-    counts: tuple[int, int],
+    every: Any,
+    count: int,
     query: Any,
     k: int,
-    checks: tuple[RowCheck, tuple[Any, Any]],
+    checks: tuple[RowCheck, Any],
 ) -> list[IndexMatch] | None:
     """:func:`search_past` for callers that need rows only and say which rows are visible
-    (``checks``: the caller's row check, and each collection's visibility ``where``), read by
-    ids and distances alone: each collection's nearest ``OVERFETCH * k`` rows unfiltered, the
-    visible ones kept nearest first; a collection whose answer does not settle the top k
-    (:func:`settles`) is asked again with its ``where``. None when an unfiltered answer came up
-    short (the caller reads the records)."""
-    visible_rows, wheres = checks
-    asked = [min(OVERFETCH * k, count) for count in counts]
-    nearest: dict[int, float] = {}  # a row in both collections (a move under way) counts once
-    answers = []
-    for collection, n in zip(collections, asked, strict=True):
-        answer = nearest_ids(collection, query, n)
-        if answer is None:
-            return None
-        answers.append(answer)
-        _pool(nearest, answer)
+    (``checks``: the caller's row check, and the visibility ``where``), read by ids and
+    distances alone: the nearest ``OVERFETCH * k`` rows of ``all`` unfiltered, the visible ones
+    kept nearest first; when that answer does not settle the top k (:func:`settles`), ``all``
+    is asked again with the ``where``. None when the unfiltered answer came up short (the
+    caller reads the records)."""
+    visible_rows, where = checks
+    asked = min(OVERFETCH * k, count)
+    answer = nearest_ids(every, query, asked)
+    if answer is None:
+        return None
+    nearest: dict[int, float] = {}
+    _pool(nearest, answer)
     kept = _nearest_visible(nearest, k, visible_rows)
     kth = kept[k - 1][1] if len(kept) >= k else math.inf
-    settled = True
-    for collection, answer, n, count, where in zip(
-        collections, answers, asked, counts, wheres, strict=True
-    ):
-        if not settles(answer[-1][0] if answer else None, n, count, kth):
-            wanted = min(k, count)
-            refined = nearest_ids(collection, query, wanted, where)
-            if refined is None:  # fewer rows match, or HNSW came up short: count them all
-                refined = exact_nearest_ids(collection, query, wanted, where)
-            _pool(nearest, refined)
-            settled = False
-    if not settled:
+    if not settles(answer[-1][0] if answer else None, asked, count, kth):
+        wanted = min(k, count)
+        refined = nearest_ids(every, query, wanted, where)
+        if refined is None:  # fewer rows match, or HNSW came up short: count them all
+            refined = exact_nearest_ids(every, query, wanted, where)
+        _pool(nearest, refined)
         kept = _nearest_visible(nearest, k, visible_rows)
     return [IndexMatch(row, None, 1.0 - distance) for row, distance in kept[:k]]
 
@@ -362,8 +345,8 @@ def rows_alone(
     """A rows-only search read by ids and distances alone, where that is provably exact: a
     current one (``hidden``: the future-dated live rows to skip) without a filter, or any other
     whose caller checks visibility (``visible``: its row check, ``valid_at``, ``known_at``).
-    None: read the records instead."""
-    (live, hist), (live_count, hist_count) = collections, counts
+    ``collections``: (live, all). None: read the records instead."""
+    (live, every), (live_count, every_count) = collections, counts
     if hidden is not None:
         if condition is not None:
             return None
@@ -371,13 +354,8 @@ def rows_alone(
     visible_rows, valid_at, known_at = visible
     if visible_rows is None:
         return None
-    wheres = tuple(
-        both(visibility_where(valid_at, known_at, live=is_live), condition)
-        for is_live in (False, True)
-    )
-    return past_rows(
-        (hist, live), (hist_count, live_count), query, k, (visible_rows, (wheres[0], wheres[1]))
-    )
+    where = both(visibility_where(valid_at, known_at, live=False), condition)
+    return past_rows(every, every_count, query, k, (visible_rows, where))
 
 
 def _pool(nearest: dict[int, float], answer: Sequence[tuple[float, int]]) -> None:

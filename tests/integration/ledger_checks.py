@@ -98,25 +98,31 @@ def sample_points(versions: list[VersionRow], rng: random.Random) -> list[tuple[
 
 
 def chroma_records(index: ChromaIndex) -> tuple[dict[int, tuple[str, VersionRecord]], list[int]]:
-    """Every row a ChromaIndex holds, with the collection role ("live" or "hist") holding it,
-    read exactly from Chroma's metadata store (no HNSW search involved); and the row ids held
-    twice. The VectorIndex port has no record getter, so this reads the index's collections."""
+    """Every row a ChromaIndex holds, read exactly from Chroma's metadata store (no HNSW search
+    involved): each row of its ``all`` collection with the role it holds ("live" when ``live``
+    holds it too, else "all"); and the rows ``live`` holds wrongly (absent from ``all``, or with
+    other metadata). The VectorIndex port has no record getter, so this reads the collections."""
     found: dict[int, tuple[str, VersionRecord]] = {}
-    twice: list[int] = []
+    wrong: list[int] = []
     for key in list(index._books):
-        for role, collection in zip(("live", "hist"), index._collections(key), strict=True):
-            offset = 0
-            while True:
-                page = collection.get(include=["metadatas"], limit=1_000, offset=offset)
-                for meta in page["metadatas"]:
-                    record = from_metadata(meta)
-                    if record.row_id in found:
-                        twice.append(record.row_id)
-                    found[record.row_id] = (role, record)
-                if len(page["ids"]) < 1_000:
-                    break
-                offset += 1_000
-    return found, twice
+        live, every = index._collections(key)
+        in_live = {from_metadata(m).row_id: from_metadata(m) for m in _metadatas(live)}
+        for meta in _metadatas(every):
+            record = from_metadata(meta)
+            found[record.row_id] = ("live" if record.row_id in in_live else "all", record)
+        wrong += [r for r, rec in in_live.items() if found.get(r, ("", None))[1] != rec]
+    return found, wrong
+
+
+def _metadatas(collection: Any) -> list[Any]:
+    out: list[Any] = []
+    offset = 0
+    while True:
+        page = collection.get(include=["metadatas"], limit=1_000, offset=offset)
+        out += page["metadatas"]
+        if len(page["ids"]) < 1_000:
+            return out
+        offset += 1_000
 
 
 def index_disagreements(
@@ -127,7 +133,7 @@ def index_disagreements(
 ) -> list[str]:
     """Where the index disagrees with the ledger's version rows.
 
-    Exact: the index holds exactly the ledger's rows, each once, in the right collection, with
+    Exact: the index holds exactly the ledger's rows, each once, live ones also in ``live``, with
     the ledger's fact id, valid interval and record interval (retired ones retired), and it has
     read the whole change feed; no search shows a row that is not visible at its (valid_at,
     known_at); a current-state search per subject returns exactly the ledger's ``as_of`` facts
@@ -138,12 +144,12 @@ def index_disagreements(
     """
     problems = []
     assert isinstance(memory.index, ChromaIndex)
-    held, twice = chroma_records(memory.index)
+    held, wrong = chroma_records(memory.index)
     rows = {v.row_id for v in versions}
-    if set(held) != rows or twice:
+    if set(held) != rows or wrong:
         problems.append(
             f"index rows differ: missing {sorted(rows - set(held))[:5]}, "
-            f"extra {sorted(set(held) - rows)[:5]}, held twice {twice[:5]}"
+            f"extra {sorted(set(held) - rows)[:5]}, wrong in live {wrong[:5]}"
         )
     for v in versions:
         if v.row_id not in held:
@@ -153,8 +159,8 @@ def index_disagreements(
         theirs = (record.fact_id, record.valid_from, record.valid_to, record.recorded_at)
         if mine != (*theirs, record.retired_at):
             problems.append(f"row {v.row_id}: the index holds {theirs, record.retired_at}")
-        if role != ("live" if is_live(record) else "hist"):
-            problems.append(f"row {v.row_id} is in the {role} collection")
+        if (role == "live") != is_live(record):
+            problems.append(f"row {v.row_id}: live holds it: {role == 'live'}")
     behind = memory.ledger.changes(memory.index.cursor())
     if behind.records:
         problems.append(f"the index has not applied {len(behind.records)} changes")

@@ -21,7 +21,7 @@ from tests.conformance.index_suite import DIM, EMBEDDER, NOW, axis, current, mix
 
 chromadb = pytest.importorskip("chromadb")
 
-from shared_core.index import chroma, chroma_layout  # noqa: E402 - after the skip: it needs chromadb
+from shared_core.index import chroma, chroma_client, chroma_layout  # noqa: E402 - after the skip: it needs chromadb
 from shared_core.index.chroma import ChromaIndex  # noqa: E402
 from shared_core.index.chroma_layout import namespace_key  # noqa: E402
 
@@ -63,7 +63,8 @@ def test_chroma_never_embeds_or_downloads(monkeypatch: pytest.MonkeyPatch, tmp_p
             assert current(index, axis(1), 2, valid_at=10, known_at=0) == [2, 1]
             assert set(index.vectors(["fact-1", "fact-2"])) == {"fact-1", "fact-2"}
             for collection in index._collections(namespace_key("default")):
-                assert collection.configuration["embedding_function"].name() == chroma._EF_NAME
+                ef = collection.configuration["embedding_function"]
+                assert ef.name() == chroma_client.EF_NAME
                 assert collection.configuration["hnsw"]["space"] == "cosine"
                 with pytest.raises(VectorIndexError, match="never embeds"):
                     collection.query(query_texts=["some words"], n_results=1)
@@ -102,8 +103,8 @@ def test_a_current_search_is_an_unfiltered_query_of_live(
     assert current(index, axis(0), 5, valid_at=NOW + 10) == [1, 2]
     assert asked == [("live", 2, None)]  # nothing pending then; n clamped to live's count
     asked.clear()
-    assert current(index, axis(0), 2, valid_at=7) == [1, 3]  # before hist's last end
-    assert asked == [("hist", 1, None), ("live", 2, None)]  # all rows fetched: no where needed
+    assert current(index, axis(0), 2, valid_at=7) == [1, 3]  # before an end: not current
+    assert asked == [("all", 3, None)]  # every row fetched: no where needed
 
 
 def test_a_current_rows_only_search_reads_ids_and_distances_alone(
@@ -154,9 +155,8 @@ def test_a_past_search_filters_only_where_over_fetching_proves_nothing(
     )
     assert current(index, axis(0), 1, valid_at=7) == [3]
     assert [(role, n, where is None) for role, n, where in asked] == [
-        ("hist", chroma_layout.OVERFETCH, True),  # only stale rows: they prove nothing
-        ("live", 1, True),  # all of live
-        ("hist", 1, False),  # so hist is asked again, filtered
+        ("all", chroma_layout.OVERFETCH, True),  # only stale rows: they prove nothing
+        ("all", 1, False),  # so all is asked again, filtered
     ]
     asked.clear()
     assert current(index, axis(0), 1, valid_at=None, known_at=5)[0] in range(10, 40)
@@ -203,20 +203,55 @@ def test_a_past_search_whose_caller_checks_visibility_reads_ids_and_distances_al
             visible_rows=ledger_says(visible),
         )
 
-    # the 30 stale rows lie nearest and are invisible: hist's unfiltered answer does not
-    # settle the top k, so hist is asked again with a where, still by ids alone
+    # the 30 stale rows lie nearest and are invisible: the unfiltered answer does not settle
+    # the top k, so all is asked again with a where, still by ids alone
     assert [m.row_id for m in past(1, {1, 3})] == [3]
     over = chroma_layout.OVERFETCH
-    assert by_ids == [("hist", over, True), ("live", 1, True), ("hist", 1, False)]
+    assert by_ids == [("all", over, True), ("all", 1, False)]
     assert asked == []  # no query read a record
     by_ids.clear()
     # a ledger that shows the stale rows: the unfiltered answers settle it
     found = past(2, set(range(10, 40)) | {1, 3})
     assert len(found) == 2
     assert all(m.row_id in range(10, 40) and m.fact_id is None for m in found)
-    assert by_ids == [("hist", 2 * over, True), ("live", 1, True)]
+    assert by_ids == [("all", 2 * over, True)]  # one query: as-of costs what plain top-k does
     assert asked == []
     assert len(checked[-1]) == 4  # the nearest 2k rows were checked, and they sufficed
+
+
+def test_an_index_of_the_live_and_hist_layout_is_converted_when_opened(client: Any) -> None:
+    # layout 1 kept every row that is not live in "hist" (an as-of search queried two
+    # collections); layout 2 keeps every row in "all". A folder written before must still open.
+    prefix = f"t{uuid.uuid4().hex[:12]}"
+    rows = [
+        rec(1, recorded_at=5),
+        rec(2, "old", valid_to=9, recorded_at=5),
+        rec(3, "gone", retired_at=6),
+    ]
+    vectors = {"fact-1": axis(0), "old": mix(0, 1, 0.3), "gone": axis(1)}
+    with closing(ChromaIndex(client=client, prefix=prefix)) as index:
+        index.bind(embedder=EMBEDDER, dimension=DIM)
+        index.apply(rows, vectors, ChangeCursor(3, 6))
+        key = namespace_key("default")
+        every = index._collections(key)[1]
+        precomputed = chroma_client.precomputed_embedding_function()
+        hist = client.create_collection(f"{prefix}_{key}_hist", embedding_function=precomputed)
+        kept = every.get(ids=["2", "3"], include=["embeddings", "documents", "metadatas"])
+        hist.add(**{name: kept[name] for name in ("ids", "embeddings", "documents", "metadatas")})
+        client.delete_collection(every.name)
+        state = client.get_collection(f"{prefix}_state", embedding_function=precomputed)
+        state.modify(metadata={**(state.metadata or {}), "version": 1})
+    index = ChromaIndex(client=client, prefix=prefix)
+    names = {c.name for c in client.list_collections()}
+    assert f"{prefix}_{key}_hist" not in names
+    assert f"{prefix}_{key}_all" in names
+    assert index.count() == 3
+    assert index.row_ids() == {1, 2, 3}
+    assert index._state.metadata["version"] == chroma.LAYOUT
+    assert current(index, axis(0), 3) == [1]
+    assert current(index, mix(0, 1, 0.3), 3, valid_at=7) == [2, 1]
+    assert current(index, axis(1), 3, valid_at=None, known_at=5) == [3, 2, 1]
+    index.drop()
 
 
 def test_search_ef_reaches_new_and_existing_collections(client: Any) -> None:
@@ -231,8 +266,8 @@ def test_search_ef_reaches_new_and_existing_collections(client: Any) -> None:
         ) == (33, 8)
         assert live.metadata == {"namespace": "default", "role": "live"}
     index = ChromaIndex(client=client, prefix=prefix, search_ef=77)
-    live, hist = index._collections(namespace_key("default"))
-    assert [c.configuration_json["hnsw"]["ef_search"] for c in (live, hist)] == [77, 77]
+    live, every = index._collections(namespace_key("default"))
+    assert [c.configuration_json["hnsw"]["ef_search"] for c in (live, every)] == [77, 77]
     assert current(index, axis(0), 1) == [1]
     index.drop()
 

@@ -437,6 +437,6 @@ def test_a_closed_statement_moves_to_the_chroma_history_collection(
         [new] = memory.add(NEW, valid_from=d(2022)).fact_ids
         assert texts(memory.search("team standup")) == [NEW]  # the live-only fast path
         assert texts(memory.search("team standup", valid_at=d(2021))) == [OLD]
-        live, hist = index._collections(namespace_key("default"))
+        live, every = index._collections(namespace_key("default"))
         assert [m["fact_id"] for m in live.get()["metadatas"]] == [new]
-        assert old in [m["fact_id"] for m in hist.get()["metadatas"]]
+        assert old in [m["fact_id"] for m in every.get()["metadatas"]]

@@ -1,0 +1,161 @@
+"""Chroma plumbing for :mod:`shared_core.index.chroma`: the client and its closing, Chroma's
+errors translated, HNSW options, the embedding-function slot that never embeds, paged reads.
+chromadb is imported only when used."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache
+from typing import Any
+
+from shared_core.errors import (
+    InvalidInputError,
+    MissingDependencyError,
+    TemporalRagError,
+    VectorIndexError,
+)
+
+PAGE = 5_000
+"""Rows per Chroma ``get`` (large gets with metadata fail) and fact ids per ``$in``."""
+EF_NAME = "temporal_rag_precomputed"
+
+
+def all_ids(collection: Any) -> Iterator[str]:
+    offset = 0
+    while True:
+        ids = collection.get(include=[], limit=PAGE, offset=offset)["ids"]
+        yield from ids
+        if len(ids) < PAGE:
+            return
+        offset += PAGE
+
+
+def copy_records(source: Any, target: Any, batch: int) -> None:
+    """Every record of ``source`` upserted into ``target`` as it is (vector, text, metadata)."""
+    offset = 0
+    while True:
+        page = source.get(
+            include=["embeddings", "documents", "metadatas"], limit=PAGE, offset=offset
+        )
+        for start in range(0, len(page["ids"]), batch):
+            end = start + batch
+            target.upsert(
+                ids=page["ids"][start:end],
+                embeddings=page["embeddings"][start:end],
+                documents=page["documents"][start:end],
+                metadatas=page["metadatas"][start:end],
+            )
+        if len(page["ids"]) < PAGE:
+            return
+        offset += PAGE
+
+
+def stored_vectors(collection: Any, fact_ids: list[str], found: dict[str, list[float]]) -> None:
+    """Add to ``found`` the vector of each of these fact ids that has a row in ``collection``."""
+    for start in range(0, len(fact_ids), PAGE):
+        where = {"fact_id": {"$in": fact_ids[start : start + PAGE]}}
+        offset = 0
+        while True:
+            page = collection.get(
+                where=where, include=["embeddings", "metadatas"], limit=PAGE, offset=offset
+            )
+            for meta, vector in zip(page["metadatas"], page["embeddings"], strict=True):
+                found.setdefault(str(meta["fact_id"]), [float(x) for x in vector])
+            if len(page["ids"]) < PAGE:
+                break
+            offset += PAGE
+
+
+def hnsw_config(**options: int | None) -> dict[str, Any]:
+    """Chroma's HNSW configuration: cosine space and the options given (positive ints)."""
+    config: dict[str, Any] = {"space": "cosine"}
+    for name, value in options.items():
+        if value is not None:
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise InvalidInputError(name, f"{value!r} is not a positive int", "e.g. 100")
+            config[name] = value
+    return config
+
+
+@contextmanager
+def translated(action: str) -> Iterator[None]:
+    """Chroma's exceptions become VectorIndexError (the original kept as the cause)."""
+    try:
+        yield
+    except TemporalRagError:
+        raise
+    except Exception as exc:
+        raise VectorIndexError(f"Chroma could not {action}: {exc}") from exc
+
+
+def close_client(client: Any) -> None:
+    """Close a Chroma client for good. chromadb 1.5's ``close()`` leaves the httpx sessions of
+    an HttpClient and of its admin client open (unclosed sockets): close those too."""
+    sessions = [
+        getattr(getattr(owner, "_server", None), "_session", None)
+        for owner in (client, getattr(client, "_admin_client", None))
+    ]
+    client.close()
+    for session in sessions:
+        if session is not None and hasattr(session, "close"):
+            session.close()
+
+
+def chromadb_module() -> Any:
+    try:
+        import chromadb
+    except ImportError as exc:
+        raise MissingDependencyError(
+            'ChromaIndex needs chromadb: pip install "temporal-rag[embedded]"'
+        ) from exc
+    return chromadb
+
+
+def persistent_client(path: str | os.PathLike[str] | None) -> Any:
+    """Chroma's default settings: another client of the same folder in this process must
+    have equal settings (and chromadb 1.5's product telemetry sends nothing)."""
+    return chromadb_module().PersistentClient(path=os.fspath(path or "."))
+
+
+def precomputed_embedding_function() -> Any:
+    """An embedding function for Chroma collections that are always given vectors: it refuses
+    to embed, so Chroma never builds its default (which downloads a model)."""
+    return _precomputed_class()()
+
+
+@cache
+def _precomputed_class() -> type:
+    """Chroma's embedding-function slot, filled so that Chroma never builds its default (which
+    downloads a model): this index always passes vectors, and this function refuses to embed."""
+    chromadb_module()
+    from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
+    from chromadb.utils.embedding_functions import register_embedding_function
+
+    class PrecomputedOnly(EmbeddingFunction[Documents]):
+        def __init__(self) -> None:
+            pass
+
+        def __call__(self, input: Documents) -> Embeddings:
+            raise VectorIndexError("temporal-rag gives Chroma vectors; it never embeds text")
+
+        @staticmethod
+        def name() -> str:
+            return EF_NAME
+
+        def get_config(self) -> dict[str, Any]:
+            return {}
+
+        @staticmethod
+        def build_from_config(config: dict[str, Any]) -> PrecomputedOnly:
+            return PrecomputedOnly()
+
+        def default_space(self) -> Space:
+            return "cosine"
+
+        def supported_spaces(self) -> list[Space]:
+            return ["cosine"]
+
+    register_embedding_function(PrecomputedOnly)  # type: ignore[no-untyped-call]
+    return PrecomputedOnly
