@@ -127,6 +127,11 @@ class Backend(Protocol):
         """Every version record of a key recorded at or before ``known_at``, by row id."""
         ...
 
+    def namespaces(self, prefix: str, valid_at: Instant, known_at: Instant) -> list[str]:
+        """The namespaces starting with ``prefix`` that hold a version visible at
+        (``valid_at``, ``known_at``), each once, in any order."""
+        ...
+
     def versions_of_fact(self, fact_id: str) -> list[FactRow]:
         """Every version record named ``fact_id``, by row id."""
         ...

@@ -219,6 +219,15 @@ class InMemoryBackend:
         names = ("", "") if key is None else (key.subject, key.relation)
         return (key is None, *names, row.valid_from, row.row_id)
 
+    def namespaces(self, prefix: str, valid_at: Instant, known_at: Instant) -> list[str]:
+        return list(
+            {
+                row.namespace
+                for row in self._versions.values()
+                if row.namespace.startswith(prefix) and row.visible(valid_at, known_at)
+            }
+        )
+
     def key_versions(self, key_id: int, known_at: Instant) -> list[FactRow]:
         rows = [
             row

@@ -352,6 +352,25 @@ class Ledger:
             rows = self._backend.query(query)
         return [to_fact(*as_known(row, query.known_at)) for row in rows]
 
+    def namespaces(
+        self,
+        *,
+        prefix: str = "",
+        valid_at: datetime | None = None,
+        known_at: datetime | None = None,
+    ) -> list[str]:
+        """The namespaces that hold a fact valid at ``valid_at`` as known at ``known_at`` (both
+        default to now), those starting with ``prefix`` (a plain string prefix), sorted.
+
+        Linear in the visible versions of the matching namespaces (one indexed query)."""
+        if not isinstance(prefix, str):
+            raise InvalidInputError("prefix", f"is a {type(prefix).__name__}", "pass a str")
+        valid = to_instant(valid_at, "valid_at") if valid_at else self._now()
+        known = to_instant(known_at, "known_at") if known_at else _NOW_KNOWN
+        with self._lock:
+            found = self._backend.namespaces(prefix, valid, known)
+        return sorted(found)
+
     def history(
         self,
         subject: str,

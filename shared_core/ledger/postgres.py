@@ -300,6 +300,17 @@ class PostgresBackend:
         )
         return self._fact_rows(sql, params)
 
+    def namespaces(self, prefix: str, valid_at: Instant, known_at: Instant) -> list[str]:
+        where = ["left(namespace, %s) = %s", "valid_from <= %s", "valid_to > %s"]
+        params: list[Any] = [len(prefix), prefix, valid_at, valid_at]
+        if known_at >= OPEN - 1:
+            where.append(postgres_schema.BELIEVED_SQL)
+        else:
+            where += ["recorded_at <= %s", "retired_at > %s"]
+            params += [known_at, known_at]
+        sql = f"SELECT DISTINCT namespace FROM versions WHERE {' AND '.join(where)}"
+        return [str(row[0]) for row in self._all(sql, params)]
+
     def key_versions(self, key_id: int, known_at: Instant) -> list[FactRow]:
         sql = (
             f"{postgres_schema.FACT_SELECT} WHERE v.key_id = %s AND v.recorded_at <= %s "

@@ -384,6 +384,19 @@ class SQLiteBackend:
         )
         return self._fact_rows(sql, params)
 
+    def namespaces(self, prefix: str, valid_at: Instant, known_at: Instant) -> list[str]:
+        where = ["namespace >= ?", "substr(namespace, 1, ?) = ?", "valid_from <= ?"]
+        params: list[Any] = [prefix, len(prefix), prefix, valid_at, valid_at]
+        where.append("valid_to > ?")
+        if known_at >= OPEN - 1:
+            where.append(schema.BELIEVED_SQL)
+        else:
+            where += ["recorded_at <= ?", "retired_at > ?"]
+            params += [known_at, known_at]
+        sql = f"SELECT DISTINCT namespace FROM versions WHERE {' AND '.join(where)}"
+        with self._translated():
+            return [row[0] for row in self._conn.execute(sql, params).fetchall()]
+
     def key_versions(self, key_id: int, known_at: Instant) -> list[FactRow]:
         sql = f"{schema.FACT_SELECT} WHERE v.key_id = ? AND v.recorded_at <= ? ORDER BY v.row_id"
         return self._fact_rows(sql, [key_id, known_at])

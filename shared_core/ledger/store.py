@@ -51,6 +51,13 @@ class LedgerStore(Protocol):
         subject: str | None = ...,
         relation: str | None = ...,
     ) -> list[Fact]: ...
+    def namespaces(
+        self,
+        *,
+        prefix: str = ...,
+        valid_at: datetime | None = ...,
+        known_at: datetime | None = ...,
+    ) -> list[str]: ...
     def history(
         self, subject: str, relation: str, *, namespace: str = ..., known_at: datetime | None = ...
     ) -> list[Fact]: ...

@@ -396,6 +396,17 @@ class TemporalMemory:
             relation=relation,
         )
 
+    def namespaces(
+        self,
+        *,
+        prefix: str = "",
+        valid_at: datetime | None = None,
+        known_at: datetime | None = None,
+    ) -> list[str]:
+        """The namespaces holding a fact valid at ``valid_at`` as known at ``known_at``
+        (default now), those starting with ``prefix``, sorted (see ``Ledger.namespaces``)."""
+        return self.ledger.namespaces(prefix=prefix, valid_at=valid_at, known_at=known_at)
+
     def select(
         self,
         where: Filter | Mapping[str, Any] | None = None,
@@ -447,6 +458,7 @@ class TemporalMemory:
     acontext = async_twin(context)
     ahistory = async_twin(history)
     aas_of = async_twin(as_of)
+    anamespaces = async_twin(namespaces)
     aselect = async_twin(select)
     aexplain = async_twin(explain)
     areconcile = async_twin(reconcile)

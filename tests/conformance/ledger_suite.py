@@ -142,6 +142,22 @@ class LedgerConformance(ProseSupersessionConformance):
         assert objects(ledger.as_of(valid_at=d(2022), known_at=before_move)) == ["Berlin"]
         assert objects(ledger.as_of(valid_at=d(2022))) == ["Lisbon"]
 
+    def test_namespaces_are_those_holding_a_visible_fact(
+        self, ledger: Ledger, clock: ManualClock
+    ) -> None:
+        for namespace in ("users.ana", "users.bo", "usersx"):
+            ledger.write(lives("Berlin", 2019, namespace=namespace))
+        ledger.write(Fact(text="a note", namespace="teams.a", valid_from=d(2019)))
+        before = clock.advance()
+        clock.advance()
+        ledger.retract("Maria", "lives in", at=d(2022), namespace="users.bo")
+        assert ledger.namespaces() == ["teams.a", "users.ana", "usersx"]
+        assert ledger.namespaces(prefix="users.") == ["users.ana"]
+        assert ledger.namespaces(prefix="users.", valid_at=d(2020)) == ["users.ana", "users.bo"]
+        assert ledger.namespaces(prefix="users.", known_at=before) == ["users.ana", "users.bo"]
+        assert ledger.namespaces(valid_at=d(2018)) == []
+        assert ledger.namespaces(prefix="users.bo") == []
+
     def test_a_late_older_fact_is_backfilled_not_current(
         self, ledger: Ledger, clock: ManualClock
     ) -> None:
