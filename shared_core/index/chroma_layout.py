@@ -25,6 +25,8 @@ from shared_core.ledger.results import VersionRecord
 EARLIEST = -(2**63)
 OVERFETCH = 5
 """A search other than a current one first asks ``all`` for this many times k rows, unfiltered."""
+WIDER = 8
+"""When those rows do not settle the answer, it asks for this many times more, unfiltered."""
 FUTURE_LIMIT = 1_000
 """Beyond this many pending future-dated rows, a current search takes the filtered path."""
 
@@ -245,11 +247,11 @@ def search_past(
     do not, it is asked again with a ``where`` that encodes visibility (exact, but tens to
     hundreds of milliseconds at 100k records)."""
     valid_at, known_at = times
-    asked = min(OVERFETCH * k, count)
-    hits = query_nearest(every, query, asked, None)
-    kth = kth_visible(hits, k, valid_at, known_at, condition)
-    if settles(hits[-1][0] if hits else None, asked, count, kth):
-        return hits
+    for asked in _widening(k, count):
+        hits = query_nearest(every, query, asked, None)
+        kth = kth_visible(hits, k, valid_at, known_at, condition)
+        if settles(hits[-1][0] if hits else None, asked, count, kth):
+            return hits
     where = visibility_where(valid_at, known_at, live=False)
     if condition is not None:
         where = both(where, filter_where(condition))
@@ -314,22 +316,31 @@ def past_rows(
     is asked again with the ``where``. None when the unfiltered answer came up short (the
     caller reads the records)."""
     visible_rows, where = checks
-    asked = min(OVERFETCH * k, count)
-    answer = nearest_ids(every, query, asked)
-    if answer is None:
-        return None
     nearest: dict[int, float] = {}
-    _pool(nearest, answer)
-    kept = _nearest_visible(nearest, k, visible_rows)
-    kth = kept[k - 1][1] if len(kept) >= k else math.inf
-    if not settles(answer[-1][0] if answer else None, asked, count, kth):
-        wanted = min(k, count)
-        refined = nearest_ids(every, query, wanted, where)
-        if refined is None:  # fewer rows match, or HNSW came up short: count them all
-            refined = exact_nearest_ids(every, query, wanted, where)
-        _pool(nearest, refined)
+    for asked in _widening(k, count):
+        answer = nearest_ids(every, query, asked)
+        if answer is None:
+            return None
+        _pool(nearest, answer)
         kept = _nearest_visible(nearest, k, visible_rows)
+        kth = kept[k - 1][1] if len(kept) >= k else math.inf
+        if settles(answer[-1][0] if answer else None, asked, count, kth):
+            return [IndexMatch(row, None, 1.0 - distance) for row, distance in kept[:k]]
+    wanted = min(k, count)
+    refined = nearest_ids(every, query, wanted, where)
+    if refined is None:  # fewer rows match, or HNSW came up short: count them all
+        refined = exact_nearest_ids(every, query, wanted, where)
+    _pool(nearest, refined)
+    kept = _nearest_visible(nearest, k, visible_rows)
     return [IndexMatch(row, None, 1.0 - distance) for row, distance in kept[:k]]
+
+
+def _widening(k: int, count: int) -> list[int]:
+    """How many rows the unfiltered queries ask for, in turn, before a filtered one: a wider
+    unfiltered query costs far less than a filtered one, which scans metadata."""
+    first = min(OVERFETCH * k, count)
+    wider = min(WIDER * OVERFETCH * k, count)
+    return [first] if wider == first else [first, wider]
 
 
 def rows_alone(

@@ -146,20 +146,22 @@ def test_a_current_rows_only_search_reads_ids_and_distances_alone(
 def test_a_past_search_filters_only_where_over_fetching_proves_nothing(
     index: ChromaIndex, asked: list[tuple[str, int, object]]
 ) -> None:
-    stale = [rec(i, "stale", recorded_at=5, retired_at=6) for i in range(10, 40)]
+    stale = [rec(i, "stale", recorded_at=5, retired_at=6) for i in range(10, 70)]
     ended = rec(3, "ended", valid_to=9, recorded_at=5)
     index.apply(
         [rec(1, recorded_at=5), ended, *stale],
         {"fact-1": mix(0, 1, 0.5), "ended": mix(0, 1, 0.3), "stale": axis(0)},
-        ChangeCursor(40, 6),
+        ChangeCursor(70, 6),
     )
     assert current(index, axis(0), 1, valid_at=7) == [3]
+    over, wider = chroma_layout.OVERFETCH, chroma_layout.WIDER * chroma_layout.OVERFETCH
     assert [(role, n, where is None) for role, n, where in asked] == [
-        ("all", chroma_layout.OVERFETCH, True),  # only stale rows: they prove nothing
+        ("all", over, True),  # only stale rows: they prove nothing
+        ("all", wider, True),  # nor do more of them
         ("all", 1, False),  # so all is asked again, filtered
     ]
     asked.clear()
-    assert current(index, axis(0), 1, valid_at=None, known_at=5)[0] in range(10, 40)
+    assert current(index, axis(0), 1, valid_at=None, known_at=5)[0] in range(10, 70)
     assert all(where is None for _, _, where in asked)  # the stale rows were believed at 5
 
 
@@ -176,12 +178,12 @@ def test_a_past_search_whose_caller_checks_visibility_reads_ids_and_distances_al
         return query_ids(collection, query, n, where)
 
     monkeypatch.setattr(chroma_layout, "nearest_ids", spy)
-    stale = [rec(i, "stale", recorded_at=5, retired_at=6) for i in range(10, 40)]
+    stale = [rec(i, "stale", recorded_at=5, retired_at=6) for i in range(10, 70)]
     ended = rec(3, "ended", valid_to=9, recorded_at=5)
     index.apply(
         [rec(1, recorded_at=5), ended, *stale],
         {"fact-1": mix(0, 1, 0.5), "ended": mix(0, 1, 0.3), "stale": axis(0)},
-        ChangeCursor(40, 6),
+        ChangeCursor(70, 6),
     )
     checked: list[list[int]] = []
 
@@ -203,17 +205,17 @@ def test_a_past_search_whose_caller_checks_visibility_reads_ids_and_distances_al
             visible_rows=ledger_says(visible),
         )
 
-    # the 30 stale rows lie nearest and are invisible: the unfiltered answer does not settle
+    # the 60 stale rows lie nearest and are invisible: the unfiltered answers do not settle
     # the top k, so all is asked again with a where, still by ids alone
     assert [m.row_id for m in past(1, {1, 3})] == [3]
-    over = chroma_layout.OVERFETCH
-    assert by_ids == [("all", over, True), ("all", 1, False)]
+    over, wider = chroma_layout.OVERFETCH, chroma_layout.WIDER * chroma_layout.OVERFETCH
+    assert by_ids == [("all", over, True), ("all", wider, True), ("all", 1, False)]
     assert asked == []  # no query read a record
     by_ids.clear()
     # a ledger that shows the stale rows: the unfiltered answers settle it
-    found = past(2, set(range(10, 40)) | {1, 3})
+    found = past(2, set(range(10, 70)) | {1, 3})
     assert len(found) == 2
-    assert all(m.row_id in range(10, 40) and m.fact_id is None for m in found)
+    assert all(m.row_id in range(10, 70) and m.fact_id is None for m in found)
     assert by_ids == [("all", 2 * over, True)]  # one query: as-of costs what plain top-k does
     assert asked == []
     assert len(checked[-1]) == 4  # the nearest 2k rows were checked, and they sufficed
