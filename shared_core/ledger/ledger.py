@@ -126,7 +126,12 @@ class Ledger:
             return batch.write_fact(fact)
 
     def write_many(
-        self, facts: Iterable[Fact], *, supersessions: Iterable[ProseSupersession] = ()
+        self,
+        facts: Iterable[Fact],
+        *,
+        supersessions: Iterable[ProseSupersession] = (),
+        replacing: Iterable[str] = (),
+        merge_prose: bool = True,
     ) -> list[WriteResult]:
         """Store several statements in one transaction: all of them or, on any error, none.
 
@@ -134,20 +139,34 @@ class Ledger:
         transaction (ids may name facts of this batch or stored ones; see :meth:`supersede`;
         an edge naming a fact of this batch that was a duplicate is skipped). A closing shows
         in the ``closed`` of the later-valid statement's result (else the earlier one's).
+
+        ``replacing`` names statements these facts replace (a document written again under
+        its id, say): after the facts, in the same transaction, each is withdrawn as
+        :meth:`retire` would, unless the facts ended its version (it stays as history) or
+        one of them was a duplicate of it (nothing changed). Retired ones are skipped; an
+        unknown id is FactNotFoundError. ``merge_prose=False`` stores every prose fact as a
+        statement of its own, even when believed prose with the same text exists (for
+        callers that name what they store).
         """
         facts = list(facts)
         for index, fact in enumerate(facts):
             check_input(fact, f"facts[{index}]")
         edges = prose.check_supersessions(supersessions)
+        replaced = _fact_ids(replacing, "replacing")
         with self._write() as batch:
             batch.expect(facts)
+            batch.merge_prose = merge_prose
             results = []
             for index, fact in enumerate(facts):
                 try:
                     results.append(batch.write_fact(fact))
                 except InvalidInputError as exc:
                     raise exc.at(f"facts[{index}]") from exc.__cause__
-            return prose.apply_to_batch(batch, facts, results, edges) if edges else results
+            if edges:
+                results = prose.apply_to_batch(batch, facts, results, edges)
+            if replaced:
+                self._withdraw_replaced(batch, replaced, results)
+            return results
 
     def supersede(
         self,
@@ -568,6 +587,26 @@ class Ledger:
             raise FactNotFoundError(fact_id)
         return rows
 
+    def _withdraw_replaced(
+        self, batch: Batch, fact_ids: list[str], results: list[WriteResult]
+    ) -> None:
+        """Withdraw the replaced statements the batch's facts neither ended nor repeated."""
+        kept = {fact.id for result in results for fact in result.closed}
+        kept.update(
+            r.fact.id for r in results if r.decision is Decision.DUPLICATE and r.fact is not None
+        )
+        rows = [
+            row
+            for fact_id in fact_ids
+            if fact_id not in kept
+            for row in self._statements(fact_id)
+            if row.believed
+        ]
+        if rows:
+            batch.withdraw(
+                rows, Reason(ReasonKind.WITHDRAWN, None, RULE_WITHDRAWAL), Decision.WITHDRAWN
+            )
+
     def _believed_assertion(self, fact_id: str) -> StatementRow:
         rows = self._statements(fact_id)
         believed = [row for row in rows if row.believed]
@@ -580,3 +619,14 @@ class Ledger:
                 f"fact {fact_id!r} is a retraction; undo it with unretire({fact_id!r})"
             )
         return believed[0]
+
+
+def _fact_ids(ids: Iterable[str], name: str) -> list[str]:
+    """``ids`` as a list without repeats, each a non-empty string."""
+    if isinstance(ids, str):
+        raise InvalidInputError(name, "is a single string", "pass a list of fact ids")
+    found = list(dict.fromkeys(ids))
+    for index, fact_id in enumerate(found):
+        if not isinstance(fact_id, str) or not fact_id:
+            raise InvalidInputError(f"{name}[{index}]", f"is {fact_id!r}", "pass fact id strings")
+    return found

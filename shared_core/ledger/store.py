@@ -28,7 +28,12 @@ class LedgerStore(Protocol):
     def cardinality(self, relation: str) -> Cardinality: ...
     def write(self, fact: Fact) -> WriteResult: ...
     def write_many(
-        self, facts: Iterable[Fact], *, supersessions: Iterable[ProseSupersession] = ...
+        self,
+        facts: Iterable[Fact],
+        *,
+        supersessions: Iterable[ProseSupersession] = ...,
+        replacing: Iterable[str] = ...,
+        merge_prose: bool = ...,
     ) -> list[WriteResult]: ...
     def supersede(
         self,

@@ -88,6 +88,7 @@ class Batch:
         self._heads: dict[int, StatementRow] = {}  # statements by seq, to build results
         self._retired_rows: set[int] = set()  # version rows this batch retired
         self._unused_ids: set[str] = set()  # fact ids known to be new (see expect)
+        self.merge_prose = True  # prose repeating stored prose is that statement
 
     # ------------------------------------------------------------ record time and identity
     def take_seq(self) -> int:
@@ -186,11 +187,12 @@ class Batch:
                 return self._resubmission(existing, fact, valid_from, valid_to)
         key = fact.key
         if key is None:
-            loose_from = valid_from if fact.valid_from is not None else None
-            text_key = normalize_text(fact.text)
-            same = self._backend.find_prose(fact.namespace, text_key, loose_from, valid_to)
-            if same is not None:
-                return self._duplicate_of(same)
+            if self.merge_prose:
+                loose_from = valid_from if fact.valid_from is not None else None
+                text_key = normalize_text(fact.text)
+                same = self._backend.find_prose(fact.namespace, text_key, loose_from, valid_to)
+                if same is not None:
+                    return self._duplicate_of(same)
             key_id, stream, value, new_stream = None, fact.id, None, True
         else:
             key_id, new_stream = self._backend.ensure_key(key)

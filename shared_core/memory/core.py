@@ -18,7 +18,7 @@ from shared_core.clock import Clock, Instant, SystemClock, to_instant
 from shared_core.dominance import Candidate
 from shared_core.embedders.base import Embedder, check_vectors, embedding_call
 from shared_core.embedders.minilm import MiniLMEmbedder
-from shared_core.errors import IndexSyncError, InvalidInputError
+from shared_core.errors import EmbedderError, IndexSyncError, InvalidInputError
 from shared_core.extractors.base import Extractor
 from shared_core.extractors.metadata import MetadataExtractor
 from shared_core.facts import (
@@ -233,12 +233,20 @@ class TemporalMemory:
         namespace: str = DEFAULT_NAMESPACE,
         valid_from: datetime | None = None,
         valid_to: datetime | None = None,
+        replacing: Sequence[str] = (),
+        merge_prose: bool = True,
     ) -> list[Added]:
         """Remember several texts (run through the extractor) or ready Facts, in one ledger
         transaction and with batched embedding: all of them are stored or, on bad input,
         none. Returns one :class:`Added` per item, in order. ``valid_from`` / ``valid_to`` are
         the valid time of every statement that does not carry its own (from its metadata, the
         extractor or the Fact); ``valid_from`` defaults to the record time, ``valid_to`` to open.
+
+        For callers that name what they store (an adapter's document ids): ``replacing`` are
+        fact ids of statements these items replace, withdrawn in the same transaction unless
+        the items ended them (then they stay as history) or repeated one exactly; and
+        ``merge_prose=False`` keeps each prose item a statement of its own, even when prose
+        with the same text is stored (see ``Ledger.write_many``).
 
         With a ``prose_judge``, new prose is judged in batched scorer calls: a
         :class:`ClaimJudge` makes the statements it places claim statements of their subject
@@ -273,10 +281,12 @@ class TemporalMemory:
         with self._lock:
             facts = self._claims(facts, vectors)
             edges = self._judge(facts, vectors)
-            if edges:
-                results = self.ledger.write_many(facts, supersessions=edges)
-            else:
-                results = self.ledger.write_many(facts)
+            options: dict[str, Any] = {"supersessions": edges} if edges else {}
+            if replacing:
+                options["replacing"] = replacing
+            if not merge_prose:
+                options["merge_prose"] = False
+            results = self.ledger.write_many(facts, **options)
             self._index_writes(vectors, results)
         return added(plans, results)
 
@@ -347,6 +357,41 @@ class TemporalMemory:
         with self._lock:
             self._catch_up()
         return self._reader.search(request, self._query_vectors(request))
+
+    def search_by_vector(
+        self,
+        vector: Sequence[float],
+        options: SearchOptions | None = None,
+        /,
+        **changes: Unpack[SearchChanges],
+    ) -> list[Hit]:
+        """:meth:`search` for a query already embedded by this memory's embedder (its
+        dimension is checked). ``expand`` needs the query text and is refused; a ``detector``
+        judges without it."""
+        asked = (options if options is not None else SearchOptions()).merged(**changes)
+        if asked.expand:
+            raise InvalidInputError(
+                "expand", "needs the query text", "use search(query, ...) to expand a query"
+            )
+        request = self._request(None, asked)
+        try:
+            checked = check_vectors(
+                [vector], count=1, dimension=self.embedder.dimension, source="vector"
+            )
+        except EmbedderError as exc:
+            raise InvalidInputError(
+                "vector", str(exc), f"pass {self.embedder.dimension} finite floats"
+            ) from exc
+        with self._lock:
+            self._catch_up()
+        return self._reader.search(request, [("", checked[0])])
+
+    def vectors(self, fact_ids: Sequence[str]) -> dict[str, list[float]]:
+        """The stored embeddings of these facts, by fact id (ids the index lacks are absent):
+        for a caller re-ranking hits by their vectors (maximal marginal relevance, say)."""
+        with self._lock:
+            self._catch_up()
+        return self.index.vectors(list(fact_ids))
 
     def context(
         self,
@@ -455,6 +500,8 @@ class TemporalMemory:
     aunretire = async_twin(unretire)
     adeclare = async_twin(declare)
     asearch = async_twin(search)
+    asearch_by_vector = async_twin(search_by_vector)
+    avectors = async_twin(vectors)
     acontext = async_twin(context)
     ahistory = async_twin(history)
     aas_of = async_twin(as_of)
@@ -474,6 +521,10 @@ class TemporalMemory:
     def _query(self, query: str, options: SearchOptions) -> Query:
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("query", "is empty", "pass the text to search for")
+        return self._request(query, options)
+
+    def _request(self, query: str | None, options: SearchOptions) -> Query:
+        """The request with its times resolved; ``query`` is None for a search by vector."""
         if options.expand and self._reader.expander is None:
             raise InvalidInputError(
                 "expand", "needs a query expander", "pass expander=... to TemporalMemory"

@@ -31,7 +31,7 @@ class Query:
     unless the options say otherwise; ``None``: any valid time, i.e. history) and ``known_at``
     ``None`` means as known now."""
 
-    text: str
+    text: str | None  # None: a search by vector
     options: SearchOptions
     valid_at: Instant | None
     known_at: Instant | None
@@ -71,6 +71,8 @@ class Reader:
 
     def variants(self, query: Query) -> list[str]:
         """The query and, when asked, the expander's rewrites of it."""
+        if query.text is None:
+            return []
         if not query.options.expand or self.expander is None:
             return [query.text]
         return [query.text, *expand_query(self.expander, query.text, query.options.expand)]
@@ -220,7 +222,7 @@ def _visible(version: StoredVersion, query: Query) -> bool:
     )
 
 
-def _dominate(hits: list[Hit], detector: ConflictDetector, query: str) -> list[Hit]:
+def _dominate(hits: list[Hit], detector: ConflictDetector, query: str | None) -> list[Hit]:
     """Phi_T over the hits; each removed candidate is attached to the hit its chain ends at."""
     candidates = [Candidate.from_fact(hit.fact, score=hit.score) for hit in hits]
     result = temporal_dominance(candidates, detector, query=query)

@@ -624,3 +624,46 @@ class LedgerConformance(ProseSupersessionConformance):
         assert [r.decision for r in results] == [Decision.WITHDRAWN, Decision.WITHDRAWN]
         assert ledger.current() == []
         assert ledger.retire_many([berlin]) == [], "already retired: skipped"
+
+    def test_replacing_withdraws_what_the_write_did_not_end(
+        self, ledger: Ledger, clock: ManualClock
+    ) -> None:
+        draft = ledger.write(Fact(text="The plan is draft one.")).statement_id
+        before = clock.advance(timedelta(days=1))
+        clock.advance(timedelta(days=1))
+        [result] = ledger.write_many([Fact(text="The plan is draft two.")], replacing=[draft])
+        assert result.decision is Decision.NOVEL
+        assert [f.text for f in ledger.current()] == ["The plan is draft two."]
+        assert ledger.get(draft).status is FactStatus.RETIRED
+        then = ledger.as_of(known_at=before)
+        assert [f.text for f in then] == ["The plan is draft one."], "history keeps it"
+
+    def test_a_replaced_value_the_write_superseded_stays_as_history(self, ledger: Ledger) -> None:
+        berlin = ledger.write(lives("Berlin", 2019)).statement_id
+        [result] = ledger.write_many([lives("Lisbon", 2021)], replacing=[berlin])
+        assert [f.id for f in result.closed] == [berlin]
+        assert objects(ledger.current()) == ["Lisbon"]
+        assert objects(ledger.as_of(valid_at=d(2020))) == ["Berlin"]
+        assert ledger.get(berlin).status is FactStatus.SUPERSEDED
+
+    def test_replacing_a_statement_by_itself_changes_nothing(self, ledger: Ledger) -> None:
+        note = ledger.write(Fact(text="The office opens at nine.")).statement_id
+        [result] = ledger.write_many([Fact(text="The office opens at nine.")], replacing=[note])
+        assert result.decision is Decision.DUPLICATE
+        assert [f.id for f in ledger.current()] == [note]
+
+    def test_replacing_is_one_transaction(self, ledger: Ledger) -> None:
+        note = ledger.write(Fact(text="The office opens at nine.")).statement_id
+        with pytest.raises(FactNotFoundError):
+            ledger.write_many([Fact(text="It opens at ten.")], replacing=[note, "no-such-fact"])
+        assert [f.id for f in ledger.current()] == [note], "nothing written, nothing withdrawn"
+        with pytest.raises(InvalidInputError, match=r"replacing\[0\]"):
+            ledger.write_many([Fact(text="It opens at ten.")], replacing=[""])
+
+    def test_prose_is_merged_unless_told_otherwise(self, ledger: Ledger) -> None:
+        text = "The office opens at nine."
+        merged = ledger.write_many([Fact(text=text), Fact(text=text)])
+        assert [r.decision for r in merged] == [Decision.NOVEL, Decision.DUPLICATE]
+        kept = ledger.write_many([Fact(text=text), Fact(text=text)], merge_prose=False)
+        assert [r.decision for r in kept] == [Decision.NOVEL, Decision.NOVEL]
+        assert len(ledger.current()) == 3
