@@ -11,16 +11,17 @@
 from __future__ import annotations
 
 import asyncio
+import pickle
 from collections.abc import Callable
 from typing import Any, Literal
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
-from llama_index.core.bridge.pydantic import PrivateAttr
+from llama_index.core.bridge.pydantic import BaseModel, PrivateAttr
 from llama_index.core.llms import LLM
 
 from shared_core.embedders.base import CallableEmbedder, Embedder
-from shared_core.errors import InvalidInputError
+from shared_core.errors import InvalidInputError, NotPicklableError
 
 _UNNAMED = {"", "unknown"}
 
@@ -66,7 +67,10 @@ class LlamaIndexEmbedder(CallableEmbedder):
 class CoreEmbedding(BaseEmbedding):
     """A core :class:`~shared_core.Embedder` as a LlamaIndex ``BaseEmbedding`` (sync and async;
     the async methods run the embedder off the event loop). ``model_name`` is the embedder's
-    name; other ``BaseEmbedding`` fields (``embed_batch_size``, ...) are keyword options."""
+    name; other ``BaseEmbedding`` fields (``embed_batch_size``, ...) are keyword options.
+
+    It pickles (with an index, say) when its embedder does (``MiniLMEmbedder`` pickles as its
+    settings); otherwise pickling raises :class:`~shared_core.errors.NotPicklableError`."""
 
     _embedder: Embedder = PrivateAttr()
 
@@ -84,6 +88,24 @@ class CoreEmbedding(BaseEmbedding):
     @classmethod
     def class_name(cls) -> str:
         return "CoreEmbedding"
+
+    def __getstate__(self) -> dict[str, Any]:
+        # LlamaIndex's own __getstate__ would drop an embedder that does not pickle, leaving a
+        # copy that fails on first use; say so now instead
+        try:
+            pickle.dumps(self._embedder)
+        except Exception as exc:
+            raise NotPicklableError(
+                "CoreEmbedding",
+                f"its embedder {self._embedder!r} cannot be pickled ({exc})",
+                "use an embedder that pickles (MiniLMEmbedder, HashingEmbedder), or build the "
+                "embedding again where the pickle is loaded",
+            ) from exc
+        state: dict[str, Any] = super().__getstate__()
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        BaseModel.__setstate__(self, state)  # the fields and the embedder, as they were
 
     @property
     def embedder(self) -> Embedder:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+import pickle
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -30,17 +32,32 @@ from llamaindex_temporal.nodes import (
     node_items,
 )
 from shared_core.adapter_toolkit import check_keywords, search_changes
-from shared_core.errors import InvalidInputError
+from shared_core.errors import InvalidInputError, NotPicklableError
 from shared_core.extractors.metadata import to_datetime
 from shared_core.facts import Fact, check_namespace
 from shared_core.filters import Filter, Op, all_of, any_of, where
 from shared_core.memory import Hit, SearchOptions, TemporalMemory
 from shared_core.memory.options import OPTION_NAMES
 
+logger = logging.getLogger(__name__)
+
 QUERY_OPTIONS = tuple(name for name in OPTION_NAMES if name not in ("k", "where"))
 """The search options a query takes as keywords (``vector_store_kwargs``): every option but
 ``k`` (the query's ``similarity_top_k``) and ``where`` (its ``filters``, ``doc_ids`` and
 ``node_ids``)."""
+ADD_OPTIONS = ("namespace", "valid_from")
+"""The keywords ``add`` / ``async_add`` use; any other is ignored (see the class)."""
+IGNORED_QUERY_FIELDS = (
+    "query_embedding",
+    "alpha",
+    "sparse_top_k",
+    "hybrid_top_k",
+    "mmr_threshold",
+    "output_fields",
+    "embedding_field",
+)
+"""``VectorStoreQuery`` fields a query does not read: the memory embeds ``query_str`` itself, and
+the rest serve modes other than ``DEFAULT`` (refused) or stores that pick returned fields."""
 
 
 class TemporalVectorStore(BasePydanticVectorStore):
@@ -52,7 +69,10 @@ class TemporalVectorStore(BasePydanticVectorStore):
       make a keyed fact that supersedes the older value; anything else stays prose (prose
       already stored with the same text is not stored again). The node id and its source
       document id are kept in the fact's metadata (``node_id``, ``ref_doc_id``); ``add``
-      returns the node ids. Options: ``namespace=``, ``valid_from=``.
+      returns the node ids. Keywords: ``namespace=``, ``valid_from=``; every other keyword is
+      ignored, as LlamaIndex's own stores do, because ``VectorStoreIndex(...)``,
+      ``from_documents``, ``insert`` and ``insert_nodes`` pass on to ``add`` every keyword they
+      do not take themselves (``async_concurrency``, a node parser's options, ...).
     - **Embeddings**: the memory's embedder is authoritative. It embeds each node's text and
       each ``query_str``; the vectors LlamaIndex computed with its ``embed_model`` are ignored
       (``is_embedding_query`` is False, so retrievers do not embed queries). Give LlamaIndex the
@@ -64,16 +84,26 @@ class TemporalVectorStore(BasePydanticVectorStore):
       ``known_at`` (aware datetime, ISO-8601 string with an offset, or epoch seconds),
       ``namespace``, ``include_history``, ``detector`` (Phi_T inside the memory; shadows land
       in the surviving node's ``metadata["shadows"]``), ``use_recency_buffer`` and
-      ``expand``. ``MetadataFilters`` (EQ, NE, GT, GTE, LT,
+      ``expand``; any other keyword is refused by name (only the caller's
+      ``vector_store_kwargs`` reach it). ``MetadataFilters`` (EQ, NE, GT, GTE, LT,
       LTE, IN, NIN; AND / OR; nested) run inside the index on the node's metadata,
       ``node_id``, ``ref_doc_id`` and the key fields (times are not metadata: use
       ``valid_at`` / ``known_at``); ``doc_ids`` and non-empty ``node_ids`` restrict the search
-      too. Only ``VectorStoreQueryMode.DEFAULT`` is served.
+      too (``doc_ids=[]`` matches nothing; ``node_ids=[]`` is what ``as_retriever()`` passes
+      for stores that keep text, and restricts nothing). Only
+      ``VectorStoreQueryMode.DEFAULT`` is served; the fields of :data:`IGNORED_QUERY_FIELDS`
+      are not read.
     - **Deletes retire, never destroy**: ``delete(ref_doc_id)``, ``delete_nodes`` and
       ``clear`` withdraw every matching fact, current versions and history, in record time.
       Queries as of now no longer see them; queries with a ``known_at`` before the delete
       still do. Withdrawing a fact that superseded another makes the older value current
-      again (the withdrawn statement counts as never made).
+      again (the withdrawn statement counts as never made). They take ``namespace=``; any
+      other keyword is refused by name.
+    - **Pickling**: a store made by :meth:`open` pickles as its folder, its memory options and
+      ``search_options``, and is reopened from them on unpickling (the folder is still for
+      one process at a time). A store over a memory built by hand holds open storage that no
+      pickle can carry: pickling it raises
+      :class:`~shared_core.errors.NotPicklableError` (a ``TypeError``) naming the fix.
 
     Returned nodes are ``TextNode`` objects with the node id, the fact's text and metadata
     (see :mod:`llamaindex_temporal.nodes`); ``similarities`` are cosine similarities.
@@ -85,6 +115,7 @@ class TemporalVectorStore(BasePydanticVectorStore):
 
     _memory: TemporalMemory = PrivateAttr()
     _owns_memory: bool = PrivateAttr(default=False)
+    _opened: tuple[str, dict[str, Any]] | None = PrivateAttr(default=None)  # open()'s arguments
 
     def __init__(
         self,
@@ -121,7 +152,8 @@ class TemporalVectorStore(BasePydanticVectorStore):
         cls, path: str | Path, *, namespace: str | None = None, **memory_options: Any
     ) -> TemporalVectorStore:
         """A store over ``TemporalMemory.open(path, **memory_options)`` (SQLite + Chroma +
-        MiniLM by default); :meth:`close` closes that memory."""
+        MiniLM by default); :meth:`close` closes that memory. Such a store can be pickled: it
+        is reopened from ``path`` and ``memory_options`` (see the class)."""
         memory = TemporalMemory.open(path, **memory_options)
         try:
             store = cls(memory, namespace=namespace)
@@ -129,7 +161,24 @@ class TemporalVectorStore(BasePydanticVectorStore):
             memory.close()
             raise
         store._owns_memory = True
+        store._opened = (str(path), dict(memory_options))
         return store
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as what :meth:`open` was given, or refused (see the class)."""
+        if self._opened is None:
+            raise NotPicklableError(
+                "TemporalVectorStore(memory)",
+                "its TemporalMemory was built by hand and holds open storage (a ledger "
+                "connection, an index, locks) that cannot be copied into a pickle",
+                "build the store with TemporalVectorStore.open(path, ...): it is pickled as "
+                "that folder and reopened; or pickle your own settings and build the store "
+                "again where you load them",
+            )
+        path, options = self._opened
+        for name, value in (*options.items(), ("search_options", self.search_options)):
+            _check_picklable(name, value)
+        return (_reopened, (path, options, self.search_options))
 
     def close(self) -> None:
         """Close the memory if this store opened it (see :meth:`open`); idempotent."""
@@ -172,7 +221,9 @@ class TemporalVectorStore(BasePydanticVectorStore):
     def _write(
         self, nodes: Sequence[BaseNode], options: Mapping[str, Any]
     ) -> tuple[list[str], dict[str, Any]]:
-        check_keywords(options, allowed=("namespace", "valid_from"), call="add")
+        ignored = sorted(set(options) - set(ADD_OPTIONS))
+        if ignored:  # LlamaIndex passes on what the index did not take (see the class)
+            logger.debug("TemporalVectorStore.add ignores the keywords %s", ", ".join(ignored))
         texts, metadatas = node_items(list(nodes))
         valid_from = to_datetime(options.get("valid_from"), "valid_from")
         return texts, {
@@ -185,11 +236,15 @@ class TemporalVectorStore(BasePydanticVectorStore):
     def query(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
         """The ``similarity_top_k`` facts nearest to ``query.query_str`` (see the class)."""
         text, options = self._search(query, kwargs)
+        if options is None:
+            return _result([])
         return _result(self._memory.search(text, options))
 
     async def aquery(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
         """:meth:`query` without blocking the event loop."""
         text, options = self._search(query, kwargs)
+        if options is None:
+            return _result([])
         return _result(await self._memory.asearch(text, options))
 
     def get_nodes(
@@ -224,7 +279,8 @@ class TemporalVectorStore(BasePydanticVectorStore):
 
     def _search(
         self, query: VectorStoreQuery, options: Mapping[str, Any]
-    ) -> tuple[str, SearchOptions]:
+    ) -> tuple[str, SearchOptions | None]:
+        """The text and options of a search; ``None`` options: nothing can match."""
         changes = search_changes(options, allowed=QUERY_OPTIONS, call="query")
         if query.mode != VectorStoreQueryMode.DEFAULT:
             raise InvalidInputError(
@@ -239,6 +295,9 @@ class TemporalVectorStore(BasePydanticVectorStore):
                 "pass the query text",
             )
         asked = self.search_options.merged(**changes)
+        if query.doc_ids is not None and not query.doc_ids:
+            _where(query)  # a bad filter or node_ids is still an error
+            return query.query_str, None  # no document is allowed, so no fact is
         return query.query_str, replace(asked, k=query.similarity_top_k, where=_where(query))
 
     # ------------------------------------------------------------------ deletes (retire)
@@ -300,9 +359,29 @@ class TemporalVectorStore(BasePydanticVectorStore):
         return self.namespace if value is None else check_namespace(value)
 
 
+def _reopened(
+    path: str, options: dict[str, Any], search_options: SearchOptions
+) -> TemporalVectorStore:
+    """A pickled store, reopened (see ``TemporalVectorStore.__reduce__``)."""
+    store = TemporalVectorStore.open(path, **options)
+    store.search_options = search_options
+    return store
+
+
+def _check_picklable(name: str, value: object) -> None:
+    try:
+        pickle.dumps(value)
+    except Exception as exc:
+        raise NotPicklableError(
+            "TemporalVectorStore.open(...)",
+            f"its {name} ({type(value).__name__}) cannot be pickled ({exc})",
+            f"leave {name} to its default or pass one that pickles",
+        ) from exc
+
+
 def _where(query: VectorStoreQuery) -> Filter | None:
     parts = [translate_filters(query.filters, "query.filters")]
-    if query.doc_ids is not None:
+    if query.doc_ids:
         parts.append(_listed(REF_DOC_ID, query.doc_ids, "query.doc_ids"))
     if query.node_ids:  # an empty list is what as_retriever() passes for text-storing stores
         parts.append(_listed("node_id", query.node_ids, "query.node_ids"))

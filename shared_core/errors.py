@@ -16,6 +16,8 @@ Each error inherits :class:`TemporalRagError` (catch everything of ours) and the
     ├── DetectorError(RuntimeError)            a conflict detector's model or LLM call failed
     ├── EmbedderError(RuntimeError)            an embedder failed or returned malformed vectors
     ├── ExtractorError(RuntimeError)           an extractor's or expander's LLM call failed
+    ├── NeedsAsyncError(RuntimeError)          an async-only LLM reached from sync code in a loop
+    ├── NotPicklableError(TypeError)           an object over open storage; names the fix
     ├── EmbedderMismatchError(ValueError)      an index built by another embedder / dimension
     ├── VectorIndexError(RuntimeError)         the vector index's storage failed
     │   └── IndexSyncError                     the ledger holds a write the index has not yet
@@ -111,6 +113,27 @@ class ExtractorError(TemporalRagError, RuntimeError):
     """An extractor or query expander could not run (its model or LLM call failed)."""
 
 
+class NeedsAsyncError(TemporalRagError, RuntimeError):
+    """A sync method met an async-only LLM callable while an event loop runs in this thread.
+
+    Blocking that loop on the coroutine could deadlock it, and another loop would break clients
+    bound to this one, so nothing is run; the message names the async method to await instead.
+    """
+
+
+class NotPicklableError(TemporalRagError, TypeError):
+    """An object that holds open storage (or a part that cannot be copied) was pickled.
+
+    ``what`` names the object, ``problem`` why it cannot travel, ``fix`` how to rebuild it.
+    """
+
+    def __init__(self, what: str, problem: str, fix: str) -> None:
+        self.what = what
+        self.problem = problem
+        self.fix = fix
+        super().__init__(f"{what} cannot be pickled: {problem}; fix: {fix}")
+
+
 class EmbedderMismatchError(TemporalRagError, ValueError):
     """The vector index was built by another embedder (name or dimension); nothing was changed."""
 
@@ -176,7 +199,9 @@ __all__ = [
     "LedgerUnavailableError",
     "MissingDependencyError",
     "ModelNotFoundError",
+    "NeedsAsyncError",
     "NotALedgerError",
+    "NotPicklableError",
     "NotRetiredError",
     "NothingToRetractError",
     "SchemaVersionError",

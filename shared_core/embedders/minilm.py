@@ -77,6 +77,26 @@ class MiniLMEmbedder:
     def __repr__(self) -> str:
         return f"MiniLMEmbedder(name={self._name!r}, device={self.device!r})"
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled as its settings: the model is loaded again, from the same folder, on first
+        use after unpickling (a loaded model and the locks cannot travel)."""
+        return {
+            "batch_size": self.batch_size,
+            "normalize": self.normalize,
+            "device": self.device,
+            "path": self._path,
+            "name": self._name,
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.batch_size = state["batch_size"]
+        self.normalize = state["normalize"]
+        self.device = state["device"]
+        self._path = state["path"]
+        self._name = state["name"]
+        self._encode_lock = threading.Lock()
+        self._lazy = Lazy(lambda: self._load_now())
+
     @property
     def name(self) -> str:
         return self._name

@@ -280,6 +280,12 @@ class VectorStoreConformance:
         expected = {"garden", "report", "budget"} if self.honours_doc_ids else set(IDS)
         assert set(self.ids(result)) == expected
 
+    def test_empty_doc_ids_match_nothing_where_honoured(
+        self, store: BasePydanticVectorStore
+    ) -> None:
+        result = self.filled(store).query(ask("Maria", doc_ids=[]))
+        assert set(self.ids(result)) == (set() if self.honours_doc_ids else set(IDS))
+
     # ------------------------------------------------------------------ delete, get, clear
     def test_delete_removes_the_documents_nodes_only(self, store: BasePydanticVectorStore) -> None:
         store = self.filled(store)

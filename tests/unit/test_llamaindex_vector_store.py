@@ -3,6 +3,7 @@ retire-not-destroy, ids, errors, LlamaIndex wiring, native async)."""
 
 from __future__ import annotations
 
+import pickle
 import subprocess
 import sys
 import threading
@@ -29,8 +30,8 @@ from llama_index.core.vector_stores.types import (
 from llamaindex_temporal import CoreEmbedding, TemporalVectorStore
 from shared_core.clock import ManualClock
 from shared_core.detectors.key import KeyConflictDetector
-from shared_core.embedders.base import HashingEmbedder
-from shared_core.errors import InvalidInputError
+from shared_core.embedders.base import CallableEmbedder, HashingEmbedder
+from shared_core.errors import InvalidInputError, NotPicklableError
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import TemporalMemory
@@ -354,8 +355,11 @@ def test_delete_is_one_transaction(store: TemporalVectorStore, clock: ManualCloc
             "include_history",
         ),
         (lambda s: s.query(VectorStoreQuery(query_str=QUESTION), detector="key"), "detector"),
-        (lambda s: s.query(VectorStoreQuery(query_str=QUESTION, doc_ids=[])), "doc_ids"),
-        (lambda s: s.add([node("n", "text")], upsert=True), "upsert is not supported"),
+        (
+            lambda s: s.query(VectorStoreQuery(query_str=QUESTION, doc_ids=[]), vaild_at=d(2020)),
+            "vaild_at is not supported",
+        ),
+        (lambda s: s.delete_nodes(["n"], cascade=True), "cascade is not supported"),
         (lambda s: s.delete("doc", cascade=True), "cascade is not supported"),
         (lambda s: s.delete(""), "ref_doc_id"),
         (lambda s: s.delete_nodes(), "clear()"),
@@ -439,3 +443,55 @@ def test_inserting_documents_through_the_index(store: TemporalVectorStore) -> No
     assert got.node.metadata["object"] == "Porto"
     index.delete_ref_doc("doc-porto")
     assert index.as_retriever().retrieve(QUESTION) == []
+
+
+# ---------------------------------------------------------------- what broke for new users
+def test_a_retriever_with_empty_doc_ids_returns_no_nodes(
+    store: TemporalVectorStore, clock: ManualClock
+) -> None:
+    """An empty allow-list of documents allows none (it used to raise)."""
+    timeline(store, clock)
+    index = VectorStoreIndex.from_vector_store(
+        store, embed_model=CoreEmbedding(store.memory.embedder)
+    )
+    assert index.as_retriever(doc_ids=[]).retrieve(QUESTION) == []
+    only_d = index.as_retriever(doc_ids=["doc-d"]).retrieve(QUESTION)
+    assert [n.node_id for n in only_d] == ["sardines"]
+    empty = VectorStoreQuery(query_str=QUESTION, similarity_top_k=5, doc_ids=[])
+    assert store.query(empty, include_history=True).ids == []
+
+
+async def test_an_async_retriever_with_empty_doc_ids_returns_no_nodes(
+    store: TemporalVectorStore, clock: ManualClock
+) -> None:
+    timeline(store, clock)
+    index = VectorStoreIndex.from_vector_store(
+        store, embed_model=CoreEmbedding(store.memory.embedder)
+    )
+    assert await index.as_retriever(doc_ids=[]).aretrieve(QUESTION) == []
+    result = await store.aquery(VectorStoreQuery(query_str=QUESTION, doc_ids=[]))
+    assert (result.ids, result.nodes, result.similarities) == ([], [], [])
+
+
+def test_pickling_a_store_over_a_memory_built_by_hand_is_refused_by_name(
+    store: TemporalVectorStore,
+) -> None:
+    """It used to pickle without a word and fail on first use (AttributeError: _memory)."""
+    with pytest.raises(NotPicklableError, match=r"TemporalVectorStore\.open\(path") as refused:
+        pickle.dumps(store)
+    assert isinstance(refused.value, TypeError)
+    index = VectorStoreIndex.from_vector_store(
+        store, embed_model=CoreEmbedding(store.memory.embedder)
+    )
+    with pytest.raises(NotPicklableError):
+        pickle.dumps(index)
+
+
+def test_core_embedding_pickles_with_its_embedder_or_says_why_not() -> None:
+    copy = pickle.loads(pickle.dumps(CoreEmbedding(HashingEmbedder(16), embed_batch_size=4)))
+    assert copy.embed_batch_size == 4
+    assert copy.get_query_embedding("Maria") == HashingEmbedder(16).embed_query("Maria")
+    local = CoreEmbedding(CallableEmbedder(lambda texts: [[1.0, 0.0] for _ in texts],
+                                           name="local", dimension=2))  # fmt: skip
+    with pytest.raises(NotPicklableError, match=r"CoreEmbedding.*embedder"):
+        pickle.dumps(local)
