@@ -38,7 +38,7 @@ PURE = [
     "index/base.py",
     "lazy.py",
 ]
-FRAMEWORKS = {"langchain", "langchain_core", "langchain_classic", "llama_index"}
+FRAMEWORKS = {"langchain", "langchain_core", "langchain_classic", "langgraph", "llama_index"}
 ADAPTERS = {"langchain_temporal", "llamaindex_temporal"}
 NOT_SHIPPED = {"temporal_rag_bench", "temporal_rag_training", "benchmarks", "training", "tests"}
 RUNTIME = [CORE, *(CORE.parent / name for name in sorted(ADAPTERS))]
