@@ -143,10 +143,11 @@ class Ledger:
         ``replacing`` names statements these facts replace (a document written again under
         its id, say): after the facts, in the same transaction, each is withdrawn as
         :meth:`retire` would, unless the facts ended its version (it stays as history) or
-        one of them was a duplicate of it (nothing changed). Retired ones are skipped; an
-        unknown id is FactNotFoundError. ``merge_prose=False`` stores every prose fact as a
-        statement of its own, even when believed prose with the same text exists (for
-        callers that name what they store).
+        one of them repeats it exactly, metadata included (nothing changed; a duplicate that
+        differs in text or metadata is written as a statement of its own). Retired ones are
+        skipped; an unknown id is FactNotFoundError. ``merge_prose=False`` stores every prose
+        fact as a statement of its own, even when believed prose with the same text exists
+        (for callers that name what they store).
         """
         facts = list(facts)
         for index, fact in enumerate(facts):
@@ -165,7 +166,7 @@ class Ledger:
             if edges:
                 results = prose.apply_to_batch(batch, facts, results, edges)
             if replaced:
-                self._withdraw_replaced(batch, replaced, results)
+                results = self._withdraw_replaced(batch, replaced, facts, results)
             return results
 
     def supersede(
@@ -588,13 +589,21 @@ class Ledger:
         return rows
 
     def _withdraw_replaced(
-        self, batch: Batch, fact_ids: list[str], results: list[WriteResult]
-    ) -> None:
-        """Withdraw the replaced statements the batch's facts neither ended nor repeated."""
+        self, batch: Batch, fact_ids: list[str], facts: list[Fact], results: list[WriteResult]
+    ) -> list[WriteResult]:
+        """Withdraw the replaced statements the batch's facts neither ended nor repeated
+        exactly; a fact that was a duplicate of one but says it with other text or metadata
+        is then written again, as itself."""
+        replaced = set(fact_ids)
         kept = {fact.id for result in results for fact in result.closed}
-        kept.update(
-            r.fact.id for r in results if r.decision is Decision.DUPLICATE and r.fact is not None
-        )
+        again = []
+        for index, (fact, result) in enumerate(zip(facts, results, strict=True)):
+            held = result.fact
+            if result.decision is Decision.DUPLICATE and held is not None and held.id in replaced:
+                if fact.text == held.text and fact.metadata == held.metadata:
+                    kept.add(held.id)
+                else:
+                    again.append(index)
         rows = [
             row
             for fact_id in fact_ids
@@ -603,9 +612,12 @@ class Ledger:
             if row.believed
         ]
         if rows:
-            batch.withdraw(
-                rows, Reason(ReasonKind.WITHDRAWN, None, RULE_WITHDRAWAL), Decision.WITHDRAWN
-            )
+            reason = Reason(ReasonKind.WITHDRAWN, None, RULE_WITHDRAWAL)
+            batch.withdraw(rows, reason, Decision.WITHDRAWN)
+        out = list(results)
+        for index in again:
+            out[index] = batch.write_fact(facts[index])
+        return out
 
     def _believed_assertion(self, fact_id: str) -> StatementRow:
         rows = self._statements(fact_id)

@@ -652,6 +652,23 @@ class LedgerConformance(ProseSupersessionConformance):
         assert result.decision is Decision.DUPLICATE
         assert [f.id for f in ledger.current()] == [note]
 
+    def test_replacing_by_the_same_value_with_new_metadata_keeps_the_new_metadata(
+        self, ledger: Ledger
+    ) -> None:
+        note = ledger.write(Fact(text="The office opens at nine.", metadata={"n": 1}))
+        berlin = ledger.write(lives("Berlin", 2019, metadata={"n": 1}))
+        replaced = [note.statement_id, berlin.statement_id]
+        results = ledger.write_many(
+            [
+                Fact(text="The office opens at nine.", metadata={"n": 2}),
+                lives("Berlin", 2019, metadata={"n": 2}),
+            ],
+            replacing=replaced,
+        )
+        assert [r.decision for r in results] == [Decision.NOVEL, Decision.NOVEL]
+        assert sorted(f.metadata["n"] for f in ledger.current()) == [2, 2]
+        assert objects(ledger.as_of(valid_at=d(2020))) == ["Berlin"]
+
     def test_replacing_is_one_transaction(self, ledger: Ledger) -> None:
         note = ledger.write(Fact(text="The office opens at nine.")).statement_id
         with pytest.raises(FactNotFoundError):
