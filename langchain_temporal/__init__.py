@@ -1,6 +1,8 @@
 """LangChain adapter for temporal-rag: thin, it translates and the core decides.
 
 - :class:`TemporalRetriever`: a ``BaseRetriever`` over a :class:`~shared_core.TemporalMemory`.
+- :class:`TemporalVectorStore`: a ``VectorStore`` over one (ids, deletes that withdraw, as-of
+  searches, ``as_retriever``).
 - :class:`TemporalDocumentCompressor`: Phi_T over any retriever's Documents (GC-Mem), for
   ``ContextualCompressionRetriever`` and ``DocumentCompressorPipeline``.
 - Bridges: :class:`LangChainEmbedder` (LangChain ``Embeddings`` -> core ``Embedder``),
@@ -29,12 +31,14 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
 from langchain_temporal.bridges import CoreEmbeddings, LangChainEmbedder, text_llm
 from langchain_temporal.compressor import TemporalDocumentCompressor
 from langchain_temporal.retriever import TemporalRetriever
+from langchain_temporal.vector_store import TemporalVectorStore
 
 __all__ = [
     "CoreEmbeddings",
     "LangChainEmbedder",
     "TemporalDocumentCompressor",
     "TemporalRetriever",
+    "TemporalVectorStore",
     "text_llm",
 ]
 

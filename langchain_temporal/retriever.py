@@ -36,7 +36,8 @@ class TemporalRetriever(BaseRetriever):
     ``expand`` needs the memory's ``expander`` (e.g. ``text_llm(chat_model)``). Writes
     (:meth:`add_documents`) go to ``search_options.namespace``.
 
-    Each Document's ``page_content`` is the fact's text and ``id`` its fact id. Its
+    Each Document's ``page_content`` is the fact's text and ``id`` its fact id (or, for a
+    fact :class:`TemporalVectorStore` wrote, its Document's id, as shadows name it). Its
     ``metadata`` holds the fact's own metadata, then (these win on a clash) ``fact_id``,
     ``subject``, ``relation``, ``object`` (``None`` for prose), ``valid_from``, ``valid_to``,
     ``recorded_at`` (ISO-8601 strings; ``None`` is an open end), ``status`` (``"current"``,

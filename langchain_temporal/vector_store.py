@@ -1,0 +1,457 @@
+"""TemporalVectorStore: a LangChain vector store over a TemporalMemory (the current state
+by default)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+from langchain_core.vectorstores import VectorStore, VectorStoreRetriever
+
+from langchain_temporal.bridges import CoreEmbeddings, LangChainEmbedder
+from langchain_temporal.documents import name_the_document
+from langchain_temporal.retriever import DEFAULT_K
+from langchain_temporal.vector_store_reads import (
+    call_options,
+    diverse,
+    in_order,
+    mmr_options,
+    relevance,
+    scored,
+)
+from langchain_temporal.vector_store_writes import (
+    Writes,
+    add_options,
+    id_list,
+    named,
+    plan_writes,
+    stored_ids,
+    texts_as_documents,
+    unchanged_and_replaced,
+)
+from shared_core.adapter_toolkit import check_keywords
+from shared_core.embedders.base import Embedder
+from shared_core.errors import InvalidInputError
+from shared_core.extractors.metadata import to_datetime
+from shared_core.facts import check_namespace
+from shared_core.index.numpy_index import NumpyIndex
+from shared_core.ledger import InMemoryLedger
+from shared_core.memory import Added, SearchOptions, TemporalMemory
+
+RETRIEVER_KWARGS = {
+    "similarity_score_threshold": ("score_threshold",),
+    "mmr": ("fetch_k", "lambda_mult"),
+}
+"""The keywords LangChain's VectorStoreRetriever itself reads, by search type."""
+
+
+class TemporalVectorStore(VectorStore):
+    """A LangChain ``VectorStore`` whose every read and write goes through a
+    :class:`~shared_core.TemporalMemory` (the ledger decides, the store translates).
+
+    - **Writes** (``add_documents`` / ``add_texts``, async twins): each Document's text and
+      metadata go through the memory's extractor, as :class:`TemporalRetriever` does:
+      ``subject`` / ``relation`` / ``object`` / ``valid_from`` metadata make a keyed fact that
+      supersedes the older value; anything else is prose. Every Document is a statement of its
+      own under its id (the given one, ``Document.id``, else a new one): adding an id again
+      with other content replaces that Document in one transaction (the old statement is
+      withdrawn, unless the new one superseded it by key: then it stays as history), and
+      adding it unchanged does nothing. ``namespace=`` and ``valid_from=`` (for Documents
+      without one of their own) may be given. Returns the ids; a keyed Document restating the
+      value another Document holds reinforces it, and its id is that Document's.
+    - **Reads** (``similarity_search``, ``..._with_score``, ``..._by_vector``,
+      ``max_marginal_relevance_search``, ``get_by_ids``): the current state unless the search
+      options say otherwise. ``search_options`` (a
+      :class:`~shared_core.memory.SearchOptions`, default ``k=4``, the current state) holds
+      them; a search takes ``k`` and any other option as a keyword (``valid_at`` /
+      ``known_at`` as aware datetimes, ISO-8601 strings with an offset or epoch seconds,
+      ``namespace``, ``include_history``, ``where``, ``detector``, ``use_recency_buffer``,
+      ``expand``), or ``search_options=`` to replace them for one call; ``as_retriever``
+      checks its ``search_kwargs`` up front. Documents come back as written (their id, text and
+      metadata; a keyed fact's key and valid time in the metadata); scores are cosine
+      similarities.
+    - **Deletes withdraw, never destroy**: ``delete(ids)`` withdraws every statement of those
+      Documents (``None``: of the namespace), history included, as of now; a search with
+      ``known_at`` before it still sees them, and a value they had superseded is current again.
+    - **Embeddings**: the memory's embedder embeds texts and queries; ``embeddings`` is it as
+      LangChain ``Embeddings`` (for ``..._by_vector``).
+    """
+
+    def __init__(
+        self,
+        memory: TemporalMemory,
+        *,
+        namespace: str | None = None,
+        search_options: SearchOptions | None = None,
+    ) -> None:
+        """``namespace`` (default that of ``search_options``) is where Documents are written
+        and searched."""
+        if not isinstance(memory, TemporalMemory):
+            raise InvalidInputError(
+                "memory", f"is a {type(memory).__name__}", "pass a shared_core.TemporalMemory"
+            )
+        if search_options is not None and not isinstance(search_options, SearchOptions):
+            raise InvalidInputError(
+                "search_options",
+                f"is a {type(search_options).__name__}",
+                "pass shared_core.memory.SearchOptions(...) or None",
+            )
+        base = search_options if search_options is not None else SearchOptions(k=DEFAULT_K)
+        self.memory = memory
+        self.search_options = base.merged(namespace=namespace)
+        self._owns_memory = False
+        embedder = memory.embedder
+        self._embeddings = (
+            embedder.embeddings
+            if isinstance(embedder, LangChainEmbedder)
+            else CoreEmbeddings(embedder)
+        )
+
+    def __repr__(self) -> str:
+        return f"TemporalVectorStore(namespace={self.namespace!r})"
+
+    @property
+    def namespace(self) -> str:
+        """Where this store writes and searches (``search_options.namespace``)."""
+        return self.search_options.namespace
+
+    @property
+    def embeddings(self) -> Embeddings:
+        """The memory's embedder as LangChain ``Embeddings`` (the caller's own object when the
+        memory embeds with a :class:`LangChainEmbedder`)."""
+        return self._embeddings
+
+    def close(self) -> None:
+        """Close the memory if this store opened it (``from_texts``); idempotent."""
+        if self._owns_memory:
+            self.memory.close()
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_texts(
+        cls,
+        texts: list[str],
+        embedding: Embeddings,
+        metadatas: list[dict[str, Any]] | None = None,
+        *,
+        ids: list[str] | None = None,
+        memory: TemporalMemory | None = None,
+        path: str | Path | None = None,
+        namespace: str | None = None,
+        embedding_name: str | None = None,
+        **kwargs: Any,
+    ) -> TemporalVectorStore:
+        """A store holding ``texts``: over ``memory`` (``embedding`` must be its embedder),
+        over ``TemporalMemory.open(path)`` embedded by ``embedding``, or, with neither, over
+        an in-memory ledger and index. ``embedding_name`` names the model for the index (it
+        refuses another model's vectors; default: the class and its ``model``); a
+        :class:`CoreEmbeddings` brings its core embedder and name. ``close()`` closes a memory
+        the store opened. Other keywords go to :meth:`add_texts`."""
+        store = cls._over(embedding, memory, path, namespace, embedding_name)
+        try:
+            store.add_texts(texts, metadatas, ids=ids, **kwargs)
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    @classmethod
+    def _over(
+        cls,
+        embedding: Embeddings,
+        memory: TemporalMemory | None,
+        path: str | Path | None,
+        namespace: str | None,
+        name: str | None,
+    ) -> TemporalVectorStore:
+        if memory is not None:
+            if path is not None:
+                raise InvalidInputError("path", "is given with memory", "pass one of them")
+            if not _embeds_with(embedding, memory.embedder):
+                raise InvalidInputError(
+                    "embedding",
+                    "is not the memory's embedder",
+                    "pass the memory's embeddings (TemporalVectorStore(memory).embeddings)",
+                )
+            return cls(memory, namespace=namespace)
+        embedder = core_embedder(embedding, name)
+        if path is not None:
+            opened = TemporalMemory.open(path, embedder=embedder)
+        else:
+            opened = TemporalMemory(ledger=InMemoryLedger(), index=NumpyIndex(), embedder=embedder)
+        try:
+            store = cls(opened, namespace=namespace)
+        except BaseException:
+            opened.close()
+            raise
+        store._owns_memory = True
+        return store
+
+    # ------------------------------------------------------------------ writes
+    def add_texts(
+        self,
+        texts: Iterable[str],
+        metadatas: list[dict[str, Any]] | None = None,
+        *,
+        ids: list[str] | None = None,
+        **kwargs: Any,
+    ) -> list[str]:
+        """Remember texts as Documents (see :meth:`add_documents`)."""
+        return self.add_documents(texts_as_documents(texts, metadatas), ids=ids, **kwargs)
+
+    async def aadd_texts(
+        self,
+        texts: Iterable[str],
+        metadatas: list[dict[str, Any]] | None = None,
+        *,
+        ids: list[str] | None = None,
+        **kwargs: Any,
+    ) -> list[str]:
+        """:meth:`add_texts` without blocking the event loop."""
+        return await self.aadd_documents(texts_as_documents(texts, metadatas), ids=ids, **kwargs)
+
+    def add_documents(self, documents: list[Document], **kwargs: Any) -> list[str]:
+        """Remember Documents in one ledger transaction and return their ids (see the class).
+        ``ids=`` takes precedence over ``Document.id``; bad input stores nothing."""
+        writes = self._writes(documents, kwargs)
+        stored = (
+            self.memory.select(named(writes.named), namespace=writes.namespace)
+            if writes.named
+            else []
+        )
+        todo, replacing = unchanged_and_replaced(writes, stored)
+        added = self._add(writes, todo, replacing)
+        return stored_ids(writes, todo, added)
+
+    async def aadd_documents(self, documents: list[Document], **kwargs: Any) -> list[str]:
+        """:meth:`add_documents` on the memory's async path."""
+        writes = self._writes(documents, kwargs)
+        stored = (
+            await self.memory.aselect(named(writes.named), namespace=writes.namespace)
+            if writes.named
+            else []
+        )
+        todo, replacing = unchanged_and_replaced(writes, stored)
+        added = await self._aadd(writes, todo, replacing)
+        return stored_ids(writes, todo, added)
+
+    def _writes(self, documents: Sequence[Document], options: Mapping[str, Any]) -> Writes:
+        check_keywords(options, allowed=("ids", "namespace", "valid_from"), call="add_documents")
+        return plan_writes(
+            documents,
+            options.get("ids"),
+            namespace=self._namespace(options.get("namespace")),
+            valid_from=to_datetime(options.get("valid_from"), "valid_from"),
+        )
+
+    def _add(self, writes: Writes, todo: list[int], replacing: list[str]) -> list[Added]:
+        if not todo:
+            return []
+        texts, options = add_options(writes, todo, replacing)
+        try:
+            return self.memory.add_many(texts, **options)
+        except InvalidInputError as exc:
+            raise name_the_document(exc, writes.documents, todo) from exc
+
+    async def _aadd(self, writes: Writes, todo: list[int], replacing: list[str]) -> list[Added]:
+        if not todo:
+            return []
+        texts, options = add_options(writes, todo, replacing)
+        try:
+            return await self.memory.aadd_many(texts, **options)
+        except InvalidInputError as exc:
+            raise name_the_document(exc, writes.documents, todo) from exc
+
+    # ------------------------------------------------------------------ deletes (withdraw)
+    def delete(self, ids: list[str] | None = None, **kwargs: Any) -> bool:
+        """Withdraw the Documents with these ids (``None``: every one in the namespace),
+        history included, as of now. Unknown ids are ignored. Returns True."""
+        check_keywords(kwargs, allowed=("namespace",), call="delete")
+        if ids is not None and not ids:
+            return True
+        condition = None if ids is None else named(id_list(ids))
+        self.memory.retire_where(condition, namespace=self._namespace(kwargs.get("namespace")))
+        return True
+
+    async def adelete(self, ids: list[str] | None = None, **kwargs: Any) -> bool:
+        """:meth:`delete` on the memory's async path."""
+        check_keywords(kwargs, allowed=("namespace",), call="delete")
+        if ids is not None and not ids:
+            return True
+        condition = None if ids is None else named(id_list(ids))
+        await self.memory.aretire_where(
+            condition, namespace=self._namespace(kwargs.get("namespace"))
+        )
+        return True
+
+    # ------------------------------------------------------------------ reads
+    def get_by_ids(self, ids: Sequence[str], /) -> list[Document]:
+        """The current Documents with these ids, in the order asked (unknown ids are left
+        out)."""
+        wanted = id_list(ids)
+        facts = self.memory.select(named(wanted), namespace=self.namespace) if wanted else []
+        return in_order(wanted, facts)
+
+    async def aget_by_ids(self, ids: Sequence[str], /) -> list[Document]:
+        """:meth:`get_by_ids` on the memory's async path."""
+        wanted = id_list(ids)
+        facts = await self.memory.aselect(named(wanted), namespace=self.namespace) if wanted else []
+        return in_order(wanted, facts)
+
+    def similarity_search(self, query: str, k: int | None = None, **kwargs: Any) -> list[Document]:
+        """The ``k`` Documents nearest to ``query`` (see the class for the keywords)."""
+        return [document for document, _ in self.similarity_search_with_score(query, k, **kwargs)]
+
+    async def asimilarity_search(
+        self, query: str, k: int | None = None, **kwargs: Any
+    ) -> list[Document]:
+        """:meth:`similarity_search` on the memory's async path."""
+        found = await self.asimilarity_search_with_score(query, k, **kwargs)
+        return [document for document, _ in found]
+
+    def similarity_search_with_score(
+        self, query: str, k: int | None = None, **kwargs: Any
+    ) -> list[tuple[Document, float]]:
+        """(Document, cosine similarity) for the ``k`` nearest Documents."""
+        return scored(self.memory.search(query, self._options(k, kwargs)))
+
+    async def asimilarity_search_with_score(
+        self, query: str, k: int | None = None, **kwargs: Any
+    ) -> list[tuple[Document, float]]:
+        """:meth:`similarity_search_with_score` on the memory's async path."""
+        return scored(await self.memory.asearch(query, self._options(k, kwargs)))
+
+    def similarity_search_by_vector(
+        self, embedding: list[float], k: int | None = None, **kwargs: Any
+    ) -> list[Document]:
+        """The ``k`` Documents nearest to a query embedded by :attr:`embeddings`."""
+        hits = self.memory.search_by_vector(embedding, self._options(k, kwargs))
+        return [document for document, _ in scored(hits)]
+
+    async def asimilarity_search_by_vector(
+        self, embedding: list[float], k: int | None = None, **kwargs: Any
+    ) -> list[Document]:
+        """:meth:`similarity_search_by_vector` on the memory's async path."""
+        hits = await self.memory.asearch_by_vector(embedding, self._options(k, kwargs))
+        return [document for document, _ in scored(hits)]
+
+    def max_marginal_relevance_search(
+        self,
+        query: str,
+        k: int | None = None,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        **kwargs: Any,
+    ) -> list[Document]:
+        """``k`` Documents among the ``fetch_k`` nearest, chosen for relevance and diversity
+        (maximal marginal relevance over their stored embeddings; ``lambda_mult`` 1: relevance
+        alone, 0: diversity alone)."""
+        embedding = self.memory.embedder.embed_query(query)
+        return self.max_marginal_relevance_search_by_vector(
+            embedding, k, fetch_k, lambda_mult, **kwargs
+        )
+
+    async def amax_marginal_relevance_search(
+        self,
+        query: str,
+        k: int | None = None,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        **kwargs: Any,
+    ) -> list[Document]:
+        """:meth:`max_marginal_relevance_search` on the memory's async path."""
+        embedding = await asyncio.to_thread(self.memory.embedder.embed_query, query)
+        return await self.amax_marginal_relevance_search_by_vector(
+            embedding, k, fetch_k, lambda_mult, **kwargs
+        )
+
+    def max_marginal_relevance_search_by_vector(
+        self,
+        embedding: list[float],
+        k: int | None = None,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        **kwargs: Any,
+    ) -> list[Document]:
+        """:meth:`max_marginal_relevance_search` for a query embedded by :attr:`embeddings`."""
+        options, fetch = mmr_options(self._options(k, kwargs), fetch_k, lambda_mult)
+        hits = self.memory.search_by_vector(embedding, fetch)
+        vectors = self.memory.vectors([hit.fact.id for hit in hits])
+        return diverse(embedding, hits, vectors, options.k, lambda_mult)
+
+    async def amax_marginal_relevance_search_by_vector(
+        self,
+        embedding: list[float],
+        k: int | None = None,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        **kwargs: Any,
+    ) -> list[Document]:
+        """:meth:`max_marginal_relevance_search_by_vector` on the memory's async path."""
+        options, fetch = mmr_options(self._options(k, kwargs), fetch_k, lambda_mult)
+        hits = await self.memory.asearch_by_vector(embedding, fetch)
+        vectors = await self.memory.avectors([hit.fact.id for hit in hits])
+        return diverse(embedding, hits, vectors, options.k, lambda_mult)
+
+    def _select_relevance_score_fn(self) -> Callable[[float], float]:
+        """Cosine similarity, clipped to [0, 1] (opposite directions are as dissimilar)."""
+        return relevance
+
+    def as_retriever(self, **kwargs: Any) -> VectorStoreRetriever:
+        """LangChain's ``VectorStoreRetriever`` over this store. Its ``search_kwargs`` may hold
+        ``k`` and the search options (``valid_at``, ``known_at``, ``namespace``,
+        ``include_history``, ``where``, ..., or ``search_options``), besides what the search
+        type reads (``score_threshold``; ``fetch_k``, ``lambda_mult``); they are checked now,
+        a bad one is an InvalidInputError naming it."""
+        search_kwargs = kwargs.get("search_kwargs") or {}
+        if not isinstance(search_kwargs, Mapping):
+            raise InvalidInputError(
+                "search_kwargs", f"is a {type(search_kwargs).__name__}", "pass a dict"
+            )
+        own = RETRIEVER_KWARGS.get(kwargs.get("search_type", "similarity"), ())
+        options = {name: value for name, value in search_kwargs.items() if name not in own}
+        self._options(options.pop("k", None), options, field="search_kwargs")
+        return super().as_retriever(**kwargs)
+
+    # ------------------------------------------------------------------ internals
+    def _options(
+        self, k: int | None, given: Mapping[str, Any], *, field: str | None = None
+    ) -> SearchOptions:
+        """The search options of one call: the store's, or ``search_options=``, changed by
+        ``k`` and the other keywords. Errors name the keyword (``search_kwargs['valid_at']``
+        when ``field`` says where it came from)."""
+        try:
+            return call_options(self.search_options, k, given)
+        except InvalidInputError as exc:
+            if field is None or exc.field not in (*given, "k"):
+                raise
+            raise InvalidInputError(f"{field}[{exc.field!r}]", exc.problem, exc.fix) from exc
+
+    def _namespace(self, value: object) -> str:
+        return self.namespace if value is None else check_namespace(value)
+
+
+def core_embedder(embedding: Embeddings, name: str | None = None) -> Embedder:
+    """A LangChain ``Embeddings`` as the core embedder: the embedder a :class:`CoreEmbeddings`
+    wraps, else a :class:`LangChainEmbedder` named ``name`` (default: the class and its
+    ``model`` or ``model_name``)."""
+    if isinstance(embedding, CoreEmbeddings):
+        return embedding.embedder
+    if name is None:
+        kind = type(embedding)
+        name = f"langchain:{kind.__module__}.{kind.__qualname__}"
+        model = getattr(embedding, "model", None) or getattr(embedding, "model_name", None)
+        if isinstance(model, str) and model:
+            name += f":{model}"
+    return LangChainEmbedder(embedding, name=name)
+
+
+def _embeds_with(embedding: Embeddings, embedder: Embedder) -> bool:
+    """Whether ``embedding`` is ``embedder`` (wrapped one way or the other)."""
+    if isinstance(embedding, CoreEmbeddings):
+        return embedding.embedder is embedder
+    return isinstance(embedder, LangChainEmbedder) and embedder.embeddings is embedding
