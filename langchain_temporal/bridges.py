@@ -4,13 +4,13 @@
 - :class:`CoreEmbeddings`: any core ``Embedder`` (the offline MiniLM, say) as LangChain
   ``Embeddings``, e.g. for a ``Chroma`` vector store.
 - :func:`text_llm`: any LangChain chat model, LLM or Runnable as the ``str -> str`` callable
-  of ``LLMConflictDetector``, ``LLMExtractor`` and ``TemporalMemory(expander=...)``.
+  (with its ``ainvoke`` as the async form) of ``LLMConflictDetector``, ``LLMExtractor`` and
+  ``TemporalMemory(expander=...)``.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
@@ -19,6 +19,7 @@ from langchain_core.runnables import Runnable
 
 from shared_core.embedders.base import CallableEmbedder, Embedder
 from shared_core.errors import InvalidInputError
+from shared_core.llm_calls import TextLLMPair
 
 
 class LangChainEmbedder(CallableEmbedder):
@@ -79,13 +80,15 @@ class CoreEmbeddings(Embeddings):
         return await asyncio.to_thread(self.embed_query, text)
 
 
-def text_llm(model: Runnable[Any, Any]) -> Callable[[str], str]:
-    """A LangChain chat model, LLM or any Runnable taking a string, as ``str -> str``.
+def text_llm(model: Runnable[Any, Any]) -> TextLLMPair:
+    """A LangChain chat model, LLM or any Runnable taking a string, as ``str -> str`` with a
+    native async form: calling it runs ``model.invoke``, ``acall`` awaits ``model.ainvoke``
+    (:mod:`shared_core.llm_calls`: async paths of the detector, extractor and expander await it).
 
-    The prompt is passed to ``model.invoke``; a message reply gives its text (a list of
-    content blocks is flattened to its text blocks, reasoning and tool blocks dropped), a
-    string reply is returned as it is. The model's own errors propagate unchanged: the
-    detector, extractor or expander calling it translates them (see their ``on_error``).
+    A message reply gives its text (a list of content blocks is flattened to its text blocks,
+    reasoning and tool blocks dropped), a string reply is returned as it is. The model's own
+    errors propagate unchanged: the detector, extractor or expander calling it translates them
+    (see their ``on_error``).
     """
     if not isinstance(model, Runnable):
         raise InvalidInputError(
@@ -97,8 +100,10 @@ def text_llm(model: Runnable[Any, Any]) -> Callable[[str], str]:
     def ask(prompt: str) -> str:
         return reply_text(model.invoke(prompt))
 
-    ask.__qualname__ = ask.__name__ = f"text_llm({type(model).__name__})"
-    return ask
+    async def aask(prompt: str) -> str:
+        return reply_text(await model.ainvoke(prompt))
+
+    return TextLLMPair(ask, aask, name=f"text_llm({type(model).__name__})")
 
 
 def reply_text(reply: object) -> str:

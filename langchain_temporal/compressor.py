@@ -12,13 +12,18 @@ from langchain_temporal.documents import checked_documents, document_label
 from shared_core.adapter_toolkit import (
     DEFAULT_TIMESTAMP_FIELD,
     SHADOWS_FIELD,
-    atemporal_dominance,
     candidate_from_metadata,
     metadata_fields,
     survivors,
 )
 from shared_core.detectors.key import KeyConflictDetector
-from shared_core.dominance import Candidate, ConflictDetector, DominanceResult, temporal_dominance
+from shared_core.dominance import (
+    Candidate,
+    ConflictDetector,
+    DominanceResult,
+    atemporal_dominance,
+    temporal_dominance,
+)
 
 
 class TemporalDocumentCompressor(BaseDocumentCompressor):
@@ -49,8 +54,9 @@ class TemporalDocumentCompressor(BaseDocumentCompressor):
     be removed (one dict per removed Document: ``id`` (the Document's id, may be ``None``),
     ``fact_id``, ``position`` (its index in the input), ``text``, ``timestamp``, ``namespace``,
     ``dominated_by`` (the id of the Document that outdated it), ``detector``, ``score``), after
-    any shadows an earlier stage had reported there. The async path runs model-backed
-    detectors in a worker thread.
+    any shadows an earlier stage had reported there. The async path awaits a detector's async
+    form (``LLMConflictDetector`` over an async LLM, e.g. ``text_llm(chat_model)``) and runs
+    other model-backed detectors in a worker thread.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")

@@ -4,15 +4,15 @@
 - :class:`CoreEmbedding`: any core ``Embedder`` (the offline MiniLM, say) as a LlamaIndex
   ``BaseEmbedding``, e.g. the ``embed_model`` of a ``VectorStoreIndex`` over a
   ``TemporalVectorStore``, so that LlamaIndex and the memory embed with one model.
-- :func:`text_llm`: any LlamaIndex LLM (completion or chat) as the ``str -> str`` callable of
-  ``LLMConflictDetector``, ``LLMExtractor`` and ``TemporalMemory(expander=...)``.
+- :func:`text_llm`: any LlamaIndex LLM (completion or chat) as the ``str -> str`` callable, with
+  its ``achat`` / ``acomplete`` as the async form, of ``LLMConflictDetector``, ``LLMExtractor``
+  and ``TemporalMemory(expander=...)``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import pickle
-from collections.abc import Callable
 from typing import Any, Literal
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -22,6 +22,7 @@ from llama_index.core.llms import LLM
 
 from shared_core.embedders.base import CallableEmbedder, Embedder
 from shared_core.errors import InvalidInputError, NotPicklableError
+from shared_core.llm_calls import TextLLMPair
 
 _UNNAMED = {"", "unknown"}
 
@@ -131,10 +132,9 @@ class CoreEmbedding(BaseEmbedding):
         return await asyncio.to_thread(self._embedder.embed_documents, texts)
 
 
-def text_llm(
-    llm: LLM, *, mode: Literal["auto", "complete", "chat"] = "auto"
-) -> Callable[[str], str]:
-    """A LlamaIndex LLM as ``str -> str``.
+def text_llm(llm: LLM, *, mode: Literal["auto", "complete", "chat"] = "auto") -> TextLLMPair:
+    """A LlamaIndex LLM as ``str -> str`` with a native async form (``acall``, through
+    ``achat`` / ``acomplete``; :mod:`shared_core.llm_calls`).
 
     ``mode="auto"`` chats with chat models (``llm.metadata.is_chat_model``: the prompt is one
     user message, the reply's text blocks are joined) and completes with the others
@@ -150,9 +150,16 @@ def text_llm(
 
     def ask(prompt: str) -> str:
         if chat:
-            reply = llm.chat([ChatMessage(role=MessageRole.USER, content=prompt)])
-            return reply.message.content or ""
+            return llm.chat(_user(prompt)).message.content or ""
         return llm.complete(prompt).text
 
-    ask.__qualname__ = ask.__name__ = f"text_llm({type(llm).__name__})"
-    return ask
+    async def aask(prompt: str) -> str:
+        if chat:
+            return (await llm.achat(_user(prompt))).message.content or ""
+        return (await llm.acomplete(prompt)).text
+
+    return TextLLMPair(ask, aask, name=f"text_llm({type(llm).__name__})")
+
+
+def _user(prompt: str) -> list[ChatMessage]:
+    return [ChatMessage(role=MessageRole.USER, content=prompt)]

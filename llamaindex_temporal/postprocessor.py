@@ -13,13 +13,18 @@ from shared_core.adapter_toolkit import (
     DEFAULT_TIMESTAMP_FIELD,
     SHADOWS_FIELD,
     Survivor,
-    atemporal_dominance,
     candidate_from_metadata,
     metadata_fields,
     survivors,
 )
 from shared_core.detectors.key import KeyConflictDetector
-from shared_core.dominance import Candidate, ConflictDetector, DominanceResult, temporal_dominance
+from shared_core.dominance import (
+    Candidate,
+    ConflictDetector,
+    DominanceResult,
+    atemporal_dominance,
+    temporal_dominance,
+)
 from shared_core.errors import InvalidInputError
 
 
@@ -75,7 +80,8 @@ class TemporalNodePostprocessor(BaseNodePostprocessor):
     async def _apostprocess_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> list[NodeWithScore]:
-        """The same work; a model-backed detector runs off the event loop."""
+        """The same work; a detector's async form (the LLM judge's) is awaited, any other
+        model-backed detector runs in a worker thread."""
         candidates = [self._candidate(i, item) for i, item in enumerate(nodes)]
         query = query_bundle.query_str if query_bundle is not None else None
         result = await atemporal_dominance(candidates, self.detector, query=query)

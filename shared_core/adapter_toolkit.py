@@ -25,8 +25,9 @@ for both directions live here once:
   ``detector`` and ``score``.
 - **Survivors with their shadows** (:func:`survivors`): the kept items in rank order, each with
   the shadows it caused, after those an earlier stage had reported on it; the shadows a removed
-  item carried move to its survivor. :func:`atemporal_dominance` runs Phi_T for async callers
-  (model-backed detectors in a worker thread).
+  item carried move to its survivor. Async callers run Phi_T with
+  :func:`shared_core.dominance.atemporal_dominance` (a detector's async form awaited, other
+  model-backed detectors in a worker thread).
 - **Search options passed as keywords** (:func:`search_changes`, :func:`read_times`): the names
   are those of :class:`~shared_core.memory.options.SearchOptions`, and times may come as
   ISO-8601 strings with an offset or epoch seconds, as the frameworks pass them.
@@ -34,21 +35,16 @@ for both directions live here once:
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from shared_core.detectors.key import KeyConflictDetector
 from shared_core.dominance import (
     Candidate,
-    ConflictDetector,
     DominanceResult,
-    NeverConflicts,
     Shadow,
     shadows_by_survivor,
-    temporal_dominance,
 )
 from shared_core.errors import InvalidInputError
 from shared_core.extractors.metadata import check_object, to_datetime
@@ -198,16 +194,6 @@ def metadata_fields(keys: MetadataKeys) -> MetadataFields:
         object=keys.object_key,
         namespace=keys.namespace_key,
     )
-
-
-async def atemporal_dominance(
-    candidates: Sequence[Candidate], detector: ConflictDetector, *, query: str | None
-) -> DominanceResult:
-    """Phi_T for an async caller: the key detector is pure and fast, so it runs inline; any
-    other (a model, an LLM call) runs in a worker thread, keeping the event loop free."""
-    if isinstance(detector, KeyConflictDetector | NeverConflicts):
-        return temporal_dominance(candidates, detector, query=query)
-    return await asyncio.to_thread(temporal_dominance, candidates, detector, query=query)
 
 
 def candidate_from_metadata(

@@ -12,10 +12,16 @@ Two choices are deliberate and visible:
   "newer" has no meaning, and dropping undated evidence silently would be worse than keeping it.
 
 Candidates in different namespaces are never compared. Nothing here mutates its inputs.
+
+:func:`atemporal_dominance` is the same operator for async callers: a detector may offer a
+native async form, ``afind_conflicts`` with the contract of ``find_conflicts`` (the LLM judge
+awaits its LLM there; the key detector and :class:`NeverConflicts` answer inline), and any
+other detector runs in a worker thread.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -94,7 +100,9 @@ class ConflictDetector(Protocol):
     """kappa: finds (older, newer) pairs among candidates where the newer contradicts the older.
 
     It may report only one dominator per older candidate (that is all Phi_T needs), may ignore
-    the query, and must not report pairs across namespaces. ``name`` labels its verdicts.
+    the query, and must not report pairs across namespaces. ``name`` labels its verdicts. It
+    may also define ``async afind_conflicts(candidates, *, query=None)``, the same verdicts for
+    async callers (see :func:`atemporal_dominance`).
     """
 
     name: str
@@ -141,8 +149,33 @@ def temporal_dominance(
     """Phi_T: remove every candidate that a strictly newer candidate contradicts."""
     pool = tuple(candidates)
     _check_unique_ids(pool)
+    return _dominance(pool, detector.find_conflicts(pool, query=query))
+
+
+async def atemporal_dominance(
+    candidates: Iterable[Candidate], detector: ConflictDetector, *, query: str | None = None
+) -> DominanceResult:
+    """:func:`temporal_dominance` for async callers, with :func:`afind_conflicts`."""
+    pool = tuple(candidates)
+    _check_unique_ids(pool)
+    return _dominance(pool, await afind_conflicts(detector, pool, query=query))
+
+
+async def afind_conflicts(
+    detector: ConflictDetector, candidates: Sequence[Candidate], *, query: str | None = None
+) -> list[Conflict]:
+    """The detector's verdicts for an async caller: its ``afind_conflicts`` awaited when it has
+    one (on the running loop), else ``find_conflicts`` in a worker thread (a model's work)."""
+    native = getattr(detector, "afind_conflicts", None)
+    if native is not None:
+        found: list[Conflict] = await native(candidates, query=query)
+        return found
+    return await asyncio.to_thread(detector.find_conflicts, candidates, query=query)
+
+
+def _dominance(pool: Sequence[Candidate], conflicts: Iterable[Conflict]) -> DominanceResult:
     dominated: dict[int, Conflict] = {}
-    for conflict in detector.find_conflicts(pool, query=query):
+    for conflict in conflicts:
         if not _honoured(conflict, pool):
             continue  # e.g. equal or missing timestamps: the operator's rules win
         previous = dominated.get(conflict.older)
@@ -220,6 +253,16 @@ class AnyConflict:
             found.extend(detector.find_conflicts(candidates, query=query))
         return found
 
+    async def afind_conflicts(
+        self, candidates: Sequence[Candidate], *, query: str | None = None
+    ) -> list[Conflict]:
+        """:meth:`find_conflicts` for async callers (each detector as
+        :func:`afind_conflicts` runs it)."""
+        found: list[Conflict] = []
+        for detector in self.detectors:
+            found.extend(await afind_conflicts(detector, candidates, query=query))
+        return found
+
 
 class NeverConflicts:
     """A detector that never fires: Phi_T with it changes nothing (a baseline and a test fake)."""
@@ -227,6 +270,11 @@ class NeverConflicts:
     name = "never"
 
     def find_conflicts(
+        self, candidates: Sequence[Candidate], *, query: str | None = None
+    ) -> list[Conflict]:
+        return []
+
+    async def afind_conflicts(
         self, candidates: Sequence[Candidate], *, query: str | None = None
     ) -> list[Conflict]:
         return []

@@ -50,6 +50,12 @@ class KeyConflictDetector:
                 conflicts.extend(_superseded_in_group(candidates, members, self.name))
         return conflicts
 
+    async def afind_conflicts(
+        self, candidates: Sequence[Candidate], *, query: str | None = None
+    ) -> list[Conflict]:
+        """:meth:`find_conflicts`, inline: it is linear in k and calls no model."""
+        return self.find_conflicts(candidates, query=query)
+
 
 def _superseded_in_group(
     candidates: Sequence[Candidate], members: list[int], detector: str

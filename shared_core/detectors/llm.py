@@ -1,7 +1,10 @@
 """kappa by an LLM judge: any text-in/text-out callable says which statements a newer one outdates.
 
-The detector takes a plain ``Callable[[str], str]``; the LangChain and LlamaIndex adapters turn
-chat models and LLMs into one. This module uses only the standard library.
+The detector takes a :data:`~shared_core.llm_calls.TextLLM`: ``str -> str``, its async form, or
+both (the LangChain and LlamaIndex adapters' ``text_llm`` turns chat models and LLMs into one
+with both). :meth:`LLMConflictDetector.afind_conflicts` awaits an async form on the running
+loop; see :mod:`shared_core.llm_calls` for how each path calls each kind. This module uses only
+the standard library.
 
 Two modes:
 
@@ -28,6 +31,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from functools import partial
 from itertools import combinations
 from typing import Any, Literal
 
@@ -39,7 +43,8 @@ from shared_core.detectors.llm_answers import (
     snippet,
 )
 from shared_core.dominance import Candidate, Conflict, ordered_pairs
-from shared_core.errors import DetectorError, InvalidInputError
+from shared_core.errors import DetectorError, InvalidInputError, NeedsAsyncError
+from shared_core.llm_calls import TextLLM, aask, ask, check_llm
 
 logger = logging.getLogger(__name__)
 
@@ -89,6 +94,8 @@ Answer with one word: yes or no.
 """
 
 _QUERY_BLOCK = "They were retrieved to answer this question: {query}\n"
+Pairs = set[tuple[int, int]]
+Job = tuple[str, Callable[[str], Pairs]]  # a prompt, and how to read its answer
 
 # mode -> (required fields, optional fields)
 _FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -128,8 +135,11 @@ class LLMDetectorStats:
 class LLMConflictDetector:
     """Asks an LLM which candidates a newer candidate makes no longer true.
 
-    ``llm`` is any callable taking a prompt and returning the reply's text. Options (keyword
-    only):
+    ``llm`` is any callable taking a prompt and returning the reply's text, or an async one,
+    or both (:mod:`shared_core.llm_calls`): :meth:`find_conflicts` calls the sync form,
+    :meth:`afind_conflicts` awaits the async form (a sync callable then runs in a worker
+    thread); both send the same prompts, one after another, and read them alike. Options
+    (keyword only):
 
     - ``template``: the prompt, a ``str.format`` template with named fields. Defaults to
       :data:`SET_TEMPLATE` or :data:`PAIR_TEMPLATE` according to ``mode``; a custom one is
@@ -167,7 +177,7 @@ class LLMConflictDetector:
 
     def __init__(
         self,
-        llm: Callable[[str], str],
+        llm: TextLLM,
         *,
         template: str | None = None,
         mode: Mode = "set",
@@ -175,10 +185,7 @@ class LLMConflictDetector:
         max_candidates: int | None = 30,
         name: str = "llm",
     ) -> None:
-        if not callable(llm):
-            raise InvalidInputError(
-                "llm", f"is a {type(llm).__name__}, not callable", "pass a function str -> str"
-            )
+        check_llm(llm)
         if mode not in _FIELDS:
             raise InvalidInputError("mode", f"{mode!r} is not a mode", "use 'set' or 'pairwise'")
         if on_error not in ("raise", "skip"):
@@ -216,22 +223,34 @@ class LLMConflictDetector:
     def find_conflicts(
         self, candidates: Sequence[Candidate], *, query: str | None = None
     ) -> list[Conflict]:
-        pool = tuple(candidates)
-        for index, candidate in enumerate(pool):
-            if not isinstance(candidate, Candidate):
-                raise InvalidInputError(
-                    f"candidates[{index}]",
-                    f"is a {type(candidate).__name__}",
-                    "pass Candidate objects",
-                )
-        if query is not None and not isinstance(query, str):
-            raise InvalidInputError("query", f"is a {type(query).__name__}", "pass a str or None")
+        pool = _checked(candidates, query)
+        found: Pairs = set()
+        for prompt, read in self._jobs(pool, query):
+            answer = self._ask(prompt)
+            if answer is not None:
+                found |= read(answer)
+        return self._conflicts(found)
+
+    async def afind_conflicts(
+        self, candidates: Sequence[Candidate], *, query: str | None = None
+    ) -> list[Conflict]:
+        """:meth:`find_conflicts` for async callers: the same prompts, the callable awaited."""
+        pool = _checked(candidates, query)
+        found: Pairs = set()
+        for prompt, read in self._jobs(pool, query):
+            answer = await self._aask(prompt)
+            if answer is not None:
+                found |= read(answer)
+        return self._conflicts(found)
+
+    def _jobs(self, pool: Sequence[Candidate], query: str | None) -> Iterator[Job]:
         if self.mode == "pairwise":
-            found = self._judge_pairs(pool, query)
+            yield from self._pair_jobs(pool, query)
         else:
-            found = set()
             for window in self._windows(pool):
-                found |= self._judge_window(pool, window, query)
+                yield self._window_job(pool, window, query)
+
+    def _conflicts(self, found: Pairs) -> list[Conflict]:
         return [Conflict(older, newer, self.name, 1.0) for older, newer in sorted(found)]
 
     # -- set mode ------------------------------------------------------------------------------
@@ -262,9 +281,7 @@ class LLMConflictDetector:
                 if pool[window[0]].timestamp != pool[window[-1]].timestamp:
                     yield window  # at least two distinct times: something to judge
 
-    def _judge_window(
-        self, pool: Sequence[Candidate], window: list[int], query: str | None
-    ) -> set[tuple[int, int]]:
+    def _window_job(self, pool: Sequence[Candidate], window: list[int], query: str | None) -> Job:
         labels = _date_labels(pool, window)
         lines = [
             f"{number}. [{labels[index]}] {_one_line(pool[index].text)}"
@@ -273,9 +290,9 @@ class LLMConflictDetector:
         prompt = self.template.format(
             statements="\n".join(lines), count=len(window), **_query_fields(query)
         )
-        answer = self._ask(prompt)
-        if answer is None:
-            return set()
+        return prompt, partial(self._read_window, pool, window)
+
+    def _read_window(self, pool: Sequence[Candidate], window: list[int], answer: str) -> Pairs:
         payload = find_json(answer, has_conflict_list)
         if payload is None:
             self._malformed(answer, 'no JSON object with a "conflicts" list')
@@ -293,8 +310,7 @@ class LLMConflictDetector:
 
     # -- pairwise mode -------------------------------------------------------------------------
 
-    def _judge_pairs(self, pool: Sequence[Candidate], query: str | None) -> set[tuple[int, int]]:
-        found: set[tuple[int, int]] = set()
+    def _pair_jobs(self, pool: Sequence[Candidate], query: str | None) -> Iterator[Job]:
         for older, newer in ordered_pairs(pool):
             labels = _date_labels(pool, [older, newer])
             prompt = self.template.format(
@@ -304,15 +320,13 @@ class LLMConflictDetector:
                 newer_date=labels[newer],
                 **_query_fields(query),
             )
-            answer = self._ask(prompt)
-            if answer is None:
-                continue
-            verdict = read_verdict(answer)
-            if verdict is None:
-                self._malformed(answer, 'neither yes/no nor {"conflict": true|false}')
-            elif verdict:
-                found.add((older, newer))
-        return found
+            yield prompt, partial(self._read_verdict, older, newer)
+
+    def _read_verdict(self, older: int, newer: int, answer: str) -> Pairs:
+        verdict = read_verdict(answer)
+        if verdict is None:
+            self._malformed(answer, 'neither yes/no nor {"conflict": true|false}')
+        return {(older, newer)} if verdict else set()
 
     # -- calling and counting ------------------------------------------------------------------
 
@@ -320,18 +334,37 @@ class LLMConflictDetector:
         """The callable's answer, or None when it failed and on_error is 'skip'."""
         self._count(calls=1)
         try:
-            answer: object = self.llm(prompt)
+            answer = ask(self.llm, prompt, who=self._who, instead="afind_conflicts")
+        except NeedsAsyncError:
+            raise  # a misuse of the sync path, not a failed call: never skipped
         except Exception as exc:
             self._failed(f"raised {type(exc).__name__}: {exc}", exc)
             return None
-        if not isinstance(answer, str):
-            self._failed(
-                f"returned a {type(answer).__name__}, not a str "
-                "(adapt chat models and LLMs to return the reply's text)",
-                None,
-            )
+        return self._checked_answer(answer)
+
+    async def _aask(self, prompt: str) -> str | None:
+        """:meth:`_ask` for async callers (the callable awaited, or run in a thread)."""
+        self._count(calls=1)
+        try:
+            answer = await aask(self.llm, prompt)
+        except Exception as exc:
+            self._failed(f"raised {type(exc).__name__}: {exc}", exc)
             return None
-        return answer
+        return self._checked_answer(answer)
+
+    def _checked_answer(self, answer: object) -> str | None:
+        if isinstance(answer, str):
+            return answer
+        self._failed(
+            f"returned a {type(answer).__name__}, not a str "
+            "(adapt chat models and LLMs to return the reply's text)",
+            None,
+        )
+        return None
+
+    @property
+    def _who(self) -> str:
+        return f"LLM conflict detector {self.name!r}"
 
     def _failed(self, problem: str, cause: Exception | None) -> None:
         """Count a failed call, then raise DetectorError or log it, as on_error says."""
@@ -359,6 +392,20 @@ class LLMConflictDetector:
                 malformed=current.malformed + deltas.get("malformed", 0),
                 pairs_dropped=current.pairs_dropped + deltas.get("pairs_dropped", 0),
             )
+
+
+def _checked(candidates: Sequence[Candidate], query: str | None) -> tuple[Candidate, ...]:
+    pool = tuple(candidates)
+    for index, candidate in enumerate(pool):
+        if not isinstance(candidate, Candidate):
+            raise InvalidInputError(
+                f"candidates[{index}]",
+                f"is a {type(candidate).__name__}",
+                "pass Candidate objects",
+            )
+    if query is not None and not isinstance(query, str):
+        raise InvalidInputError("query", f"is a {type(query).__name__}", "pass a str or None")
+    return pool
 
 
 def _checked_template(template: object, mode: str) -> str:

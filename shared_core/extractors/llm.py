@@ -1,7 +1,9 @@
 """Structured extraction by an LLM: any text-in/text-out callable proposes (subject, relation,
 object) triples, each with the sentence it comes from.
 
-The LangChain and LlamaIndex adapters turn chat models and LLMs into a ``Callable[[str], str]``.
+The LangChain and LlamaIndex adapters turn chat models and LLMs into a
+:data:`~shared_core.llm_calls.TextLLM` with a sync and an async form; a plain ``str -> str`` or
+an async function works too (:mod:`shared_core.llm_calls` says how each path calls each kind).
 This module uses only the standard library. The LLM's answer is read defensively: whatever it
 says, :meth:`LLMExtractor.extract` returns an :class:`~shared_core.extractors.base.Extraction`
 (keyed facts, or none with the reason in ``problem`` so the text is kept as prose); only a
@@ -14,16 +16,17 @@ import json
 import logging
 import re
 import string
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 from types import MappingProxyType
 from typing import Any, Literal
 
 from shared_core.clock import parse_datetime
-from shared_core.errors import ExtractorError, InvalidInputError
+from shared_core.errors import ExtractorError, InvalidInputError, NeedsAsyncError
 from shared_core.extractors.base import ExtractedFact, Extraction
 from shared_core.extractors.metadata import check_object
 from shared_core.facts import key_relation, key_subject
+from shared_core.llm_calls import TextLLM, aask, ask, check_llm
 
 logger = logging.getLogger(__name__)
 
@@ -66,8 +69,9 @@ _SNIPPET_CHARS = 120  # how much of a bad value a problem quotes
 class LLMExtractor:
     """Asks an LLM for (subject, relation, object) triples; keeps each one's source sentence.
 
-    ``llm`` is any callable taking a prompt and returning the reply's text. Options (keyword
-    only):
+    ``llm`` is any callable taking a prompt and returning the reply's text, or an async one,
+    or both: :meth:`extract` calls the sync form, :meth:`aextract` awaits the async form (a
+    sync callable then runs in a worker thread). Options (keyword only):
 
     - ``template``: the prompt, a ``str.format`` template with ``{text}`` and optionally
       ``{max_facts}`` (see :data:`DEFAULT_TEMPLATE`); checked when the extractor is built.
@@ -89,17 +93,14 @@ class LLMExtractor:
 
     def __init__(
         self,
-        llm: Callable[[str], str],
+        llm: TextLLM,
         *,
         template: str = DEFAULT_TEMPLATE,
         max_facts: int = 20,
         on_error: OnError = "raise",
         max_answer_chars: int = 100_000,
     ) -> None:
-        if not callable(llm):
-            raise InvalidInputError(
-                "llm", f"is a {type(llm).__name__}, not callable", "pass a function str -> str"
-            )
+        check_llm(llm)
         _require_positive_int("max_facts", max_facts)
         _require_positive_int("max_answer_chars", max_answer_chars)
         if on_error not in ("raise", "prose"):
@@ -113,6 +114,30 @@ class LLMExtractor:
         self.max_answer_chars = max_answer_chars
 
     def extract(self, text: str, metadata: Mapping[str, Any]) -> Extraction:
+        prompt = self._prompt(text, metadata)
+        if prompt is None:
+            return Extraction()
+        try:
+            answer = ask(self.llm, prompt, who="LLM extractor", instead="aextract")
+        except NeedsAsyncError:
+            raise  # a misuse of the sync path, not a failed call: never kept as prose
+        except Exception as exc:
+            return self._failed(f"raised {type(exc).__name__}: {exc}", exc)
+        return self._read(answer, text, metadata)
+
+    async def aextract(self, text: str, metadata: Mapping[str, Any]) -> Extraction:
+        """:meth:`extract` for async callers: the same prompt, the callable awaited."""
+        prompt = self._prompt(text, metadata)
+        if prompt is None:
+            return Extraction()
+        try:
+            answer = await aask(self.llm, prompt)
+        except Exception as exc:
+            return self._failed(f"raised {type(exc).__name__}: {exc}", exc)
+        return self._read(answer, text, metadata)
+
+    def _prompt(self, text: str, metadata: Mapping[str, Any]) -> str | None:
+        """The prompt for ``text`` (checked), or None when there is nothing to extract."""
         if not isinstance(text, str):
             raise InvalidInputError("text", f"is a {type(text).__name__}", "pass a str")
         if not isinstance(metadata, Mapping):
@@ -120,11 +145,16 @@ class LLMExtractor:
                 "metadata", f"expected a mapping, got {type(metadata).__name__}", "pass a dict"
             )
         if not text.strip():
-            return Extraction()
-        prompt = self.template.format(text=_MARKER.sub(r"(\1)", text), max_facts=self.max_facts)
-        answer = self._ask(prompt)
+            return None
+        return self.template.format(text=_MARKER.sub(r"(\1)", text), max_facts=self.max_facts)
+
+    def _read(self, answer: object, text: str, metadata: Mapping[str, Any]) -> Extraction:
         if not isinstance(answer, str):
-            return answer
+            return self._failed(
+                f"returned a {type(answer).__name__}, not a str "
+                "(adapt chat models and LLMs to return the reply's text)",
+                None,
+            )
         extraction = self.read_answer(answer, text, metadata)
         if extraction.problem is not None:
             logger.debug("LLM extractor: %s", extraction.problem)
@@ -163,20 +193,6 @@ class LLMExtractor:
             return Extraction(problem=f"no valid fact in the answer: {'; '.join(problems)}")
         dropped = f"dropped {len(problems)} of {len(items)} facts: {'; '.join(problems)}"
         return Extraction(facts=tuple(facts.values()), problem=dropped)
-
-    def _ask(self, prompt: str) -> str | Extraction:
-        """The callable's answer, or an Extraction naming its failure (on_error='prose')."""
-        try:
-            answer: object = self.llm(prompt)
-        except Exception as exc:
-            return self._failed(f"raised {type(exc).__name__}: {exc}", exc)
-        if not isinstance(answer, str):
-            return self._failed(
-                f"returned a {type(answer).__name__}, not a str "
-                "(adapt chat models and LLMs to return the reply's text)",
-                None,
-            )
-        return answer
 
     def _failed(self, problem: str, cause: Exception | None) -> Extraction:
         message = f"LLM extractor: the llm callable {problem}"

@@ -33,6 +33,7 @@ from shared_core.ledger.prose import ProseSupersession
 from shared_core.ledger.results import Explanation, WriteResult
 from shared_core.ledger.sqlite import Durability
 from shared_core.ledger.store import LedgerStore
+from shared_core.memory import async_paths
 from shared_core.memory.claims import (
     ClaimJudge,
     check_prose_judge,
@@ -47,8 +48,8 @@ from shared_core.memory.prose_judge import ProseJudge, judge_batch
 from shared_core.memory.reading import Query, Reader
 from shared_core.memory.selection import matching_statement_ids, select_facts
 from shared_core.memory.sync import IndexSync
-from shared_core.memory.twins import async_twin
-from shared_core.memory.writing import added, plan_item
+from shared_core.memory.twins import async_twin, native_twin
+from shared_core.memory.writing import Plan, added, check_metadatas, plan_item
 from shared_core.recency import RecencyBuffer
 
 Item = str | Fact
@@ -256,12 +257,7 @@ class TemporalMemory:
         up to date first (IndexSyncError if it cannot be); that and a failing scorer
         (DetectorError) leave nothing written."""
         items = list(items)
-        if metadatas is not None and len(metadatas) != len(items):
-            raise InvalidInputError(
-                "metadatas",
-                f"has {len(metadatas)} entries for {len(items)} items",
-                "pass one metadata mapping per item, or none",
-            )
+        check_metadatas(items, metadatas)
         plans = [
             plan_item(
                 self.extractor,
@@ -274,6 +270,12 @@ class TemporalMemory:
             )
             for i, item in enumerate(items)
         ]
+        return self._write_plans(plans, replacing=replacing, merge_prose=merge_prose)
+
+    def _write_plans(
+        self, plans: Sequence[Plan], *, replacing: Sequence[str], merge_prose: bool
+    ) -> list[Added]:
+        """The second half of :meth:`add_many`: embed, judge and write what was planned."""
         self.extraction_problems += sum(1 for plan in plans if plan.problem is not None)
         facts = [fact for plan in plans for fact in plan.statements]
         texts = list(dict.fromkeys(fact.text for fact in facts))
@@ -354,9 +356,15 @@ class TemporalMemory:
         """
         asked = (options if options is not None else SearchOptions()).merged(**changes)
         request = self._query(query, asked)
+        hits = self._ranked(request, self._reader.variants(request))
+        return self._reader.finish(request, hits)
+
+    def _ranked(self, request: Query, texts: list[str]) -> list[Hit]:
+        """The first half of :meth:`search`, given the query's variants: catch up, embed them,
+        rank the visible facts (before Phi_T)."""
         with self._lock:
             self._catch_up()
-        return self._reader.search(request, self._query_vectors(request))
+        return self._reader.rank(request, self._query_vectors(texts))
 
     def search_by_vector(
         self,
@@ -491,18 +499,18 @@ class TemporalMemory:
             return self._synced(self._sync.rebuild if full else self._sync.catch_up)
 
     # ------------------------------------------------------------------ async twins
-    aadd = async_twin(add)
-    aadd_many = async_twin(add_many)
+    aadd = native_twin(add, async_paths.add)
+    aadd_many = native_twin(add_many, async_paths.add_many)
     aretract = async_twin(retract)
     acorrect = async_twin(correct)
     aretire = async_twin(retire)
     aretire_where = async_twin(retire_where)
     aunretire = async_twin(unretire)
     adeclare = async_twin(declare)
-    asearch = async_twin(search)
+    asearch = native_twin(search, async_paths.search)
     asearch_by_vector = async_twin(search_by_vector)
     avectors = async_twin(vectors)
-    acontext = async_twin(context)
+    acontext = native_twin(context, async_paths.context)
     ahistory = async_twin(history)
     aas_of = async_twin(as_of)
     anamespaces = async_twin(namespaces)
@@ -539,8 +547,7 @@ class TemporalMemory:
             known_at=known,
         )
 
-    def _query_vectors(self, request: Query) -> list[tuple[str, Vector]]:
-        texts = self._reader.variants(request)
+    def _query_vectors(self, texts: list[str]) -> list[tuple[str, Vector]]:
         source = f"embedder {self.embedder.name!r}"
         vectors = check_vectors(
             [embedding_call(source, partial(self.embedder.embed_query, text)) for text in texts],

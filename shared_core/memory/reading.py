@@ -11,6 +11,8 @@ from shared_core.clock import Instant, from_instant
 from shared_core.dominance import (
     Candidate,
     ConflictDetector,
+    DominanceResult,
+    atemporal_dominance,
     shadows_by_survivor,
     temporal_dominance,
 )
@@ -18,7 +20,7 @@ from shared_core.filters import matches
 from shared_core.index.base import Vector, VectorIndex
 from shared_core.ledger.results import StoredVersion
 from shared_core.ledger.store import LedgerStore
-from shared_core.memory.expansion import expand_query
+from shared_core.memory.expansion import aexpand_query, expand_query
 from shared_core.memory.fusion import reciprocal_rank_fusion
 from shared_core.memory.hits import Hit
 from shared_core.memory.options import SearchOptions
@@ -77,12 +79,37 @@ class Reader:
             return [query.text]
         return [query.text, *expand_query(self.expander, query.text, query.options.expand)]
 
+    async def avariants(self, query: Query) -> list[str]:
+        """:meth:`variants` for async callers: the expander's async form is awaited."""
+        if query.text is None:
+            return []
+        if not query.options.expand or self.expander is None:
+            return [query.text]
+        rewrites = await aexpand_query(self.expander, query.text, query.options.expand)
+        return [query.text, *rewrites]
+
     def search(self, query: Query, vectors: Sequence[tuple[str, Vector]]) -> list[Hit]:
         """The hits for ``query``, given one vector per query variant."""
+        return self.finish(query, self.rank(query, vectors))
+
+    def rank(self, query: Query, vectors: Sequence[tuple[str, Vector]]) -> list[Hit]:
+        """The visible facts nearest to the query's vectors, fused, before Phi_T."""
         ranked = self._ranked(query, vectors)
-        hits = [Hit(r.version.fact, r.score, from_buffer=r.from_buffer) for r in ranked]
+        return [Hit(r.version.fact, r.score, from_buffer=r.from_buffer) for r in ranked]
+
+    def finish(self, query: Query, hits: list[Hit]) -> list[Hit]:
+        """Phi_T over ranked hits (with the query's detector), then the top ``k``."""
         if query.options.detector is not None:
             hits = _dominate(hits, query.options.detector, query.text)
+        return _top(hits, query.options.k)
+
+    async def afinish(self, query: Query, hits: list[Hit]) -> list[Hit]:
+        """:meth:`finish` for async callers (see :func:`atemporal_dominance`)."""
+        detector = query.options.detector
+        if detector is not None:
+            candidates = [Candidate.from_fact(hit.fact, score=hit.score) for hit in hits]
+            result = await atemporal_dominance(candidates, detector, query=query.text)
+            hits = _survivors(hits, result)
         return _top(hits, query.options.k)
 
     def _ranked(self, query: Query, vectors: Sequence[tuple[str, Vector]]) -> list[_Ranked]:
@@ -225,7 +252,10 @@ def _visible(version: StoredVersion, query: Query) -> bool:
 def _dominate(hits: list[Hit], detector: ConflictDetector, query: str | None) -> list[Hit]:
     """Phi_T over the hits; each removed candidate is attached to the hit its chain ends at."""
     candidates = [Candidate.from_fact(hit.fact, score=hit.score) for hit in hits]
-    result = temporal_dominance(candidates, detector, query=query)
+    return _survivors(hits, temporal_dominance(candidates, detector, query=query))
+
+
+def _survivors(hits: list[Hit], result: DominanceResult) -> list[Hit]:
     groups = shadows_by_survivor(result)
     kept = {candidate.id for candidate in result.kept}
     return [

@@ -23,6 +23,16 @@ class Plan:
     problem: str | None = None
 
 
+def check_metadatas(items: Sequence[object], metadatas: Sequence[object] | None) -> None:
+    """InvalidInputError unless there is one metadata mapping per item (or none at all)."""
+    if metadatas is not None and len(metadatas) != len(items):
+        raise InvalidInputError(
+            "metadatas",
+            f"has {len(metadatas)} entries for {len(items)} items",
+            "pass one metadata mapping per item, or none",
+        )
+
+
 def plan_item(
     extractor: Extractor,
     item: str | Fact,
@@ -46,16 +56,51 @@ def plan_item(
             if value is not None and getattr(item, name) is None
         }
         return Plan(item.text, (replace(item, **defaults) if defaults else item,))
-    if not isinstance(item, str) or not item.strip():
-        raise InvalidInputError(
-            f"items[{position}]", "is empty or not a string", "pass text to remember, or a Fact"
-        )
+    _check_text(item, position)
     try:
         extraction = extractor.extract(item, dict(metadata))
     except InvalidInputError as exc:
         raise exc.at(f"items[{position}]") from exc.__cause__
     statements = _statements(item, extraction, metadata, namespace, (valid_from, valid_to))
     return Plan(item, statements, extraction.problem)
+
+
+async def aplan_item(
+    extractor: Extractor,
+    item: str | Fact,
+    metadata: Mapping[str, Any],
+    *,
+    position: int,
+    namespace: str,
+    valid_from: datetime | None,
+    valid_to: datetime | None = None,
+) -> Plan:
+    """:func:`plan_item` with the extractor's async form, ``aextract``, awaited (an
+    extractor that calls an LLM has one; see :mod:`shared_core.extractors.base`)."""
+    if isinstance(item, Fact):
+        return plan_item(
+            extractor,
+            item,
+            metadata,
+            position=position,
+            namespace=namespace,
+            valid_from=valid_from,
+            valid_to=valid_to,
+        )
+    _check_text(item, position)
+    try:
+        extraction: Extraction = await extractor.aextract(item, dict(metadata))  # type: ignore[attr-defined]
+    except InvalidInputError as exc:
+        raise exc.at(f"items[{position}]") from exc.__cause__
+    statements = _statements(item, extraction, metadata, namespace, (valid_from, valid_to))
+    return Plan(item, statements, extraction.problem)
+
+
+def _check_text(item: object, position: int) -> None:
+    if not isinstance(item, str) or not item.strip():
+        raise InvalidInputError(
+            f"items[{position}]", "is empty or not a string", "pass text to remember, or a Fact"
+        )
 
 
 def _statements(

@@ -4,6 +4,7 @@ the LLM conflict detector, the LLM extractor and query expansion, driven by scri
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -195,3 +196,64 @@ async def test_the_retriever_with_an_llm_judge_is_the_same_sync_and_async() -> N
         sync = retriever.invoke(QUERY, detector=judge)
         assert texts(sync) == ["Maria moved to Lisbon last May.", "The office opens at nine."]
         assert await retriever.ainvoke(QUERY, detector=judge) == sync
+
+
+# ---------------------------------------------------------------- async forms (issue 18, part 4)
+class TwoWay:
+    """A Runnable answering ``answer`` through invoke and ainvoke, recording which ran where."""
+
+    def __init__(self, answer: str) -> None:
+        self.calls: list[tuple[str, int]] = []
+
+        def sync(prompt: str) -> str:
+            self.calls.append(("invoke", threading.get_ident()))
+            return answer
+
+        async def asynchronous(prompt: str) -> str:
+            self.calls.append(("ainvoke", threading.get_ident()))
+            return answer
+
+        self.runnable = RunnableLambda(sync, afunc=asynchronous)
+
+
+async def test_text_llm_has_a_native_async_form_over_ainvoke() -> None:
+    model = TwoWay("Lisbon")
+    ask = text_llm(model.runnable)
+    assert ask("Where?") == "Lisbon"
+    assert await ask.acall("Where?") == "Lisbon"
+    assert [form for form, _ in model.calls] == ["invoke", "ainvoke"]
+    assert await text_llm(FakeListChatModel(responses=["hello"])).acall("hi") == "hello"
+
+
+async def test_the_compressor_awaits_the_judge_and_agrees_with_sync() -> None:
+    model = TwoWay(BERLIN_OUTDATED)
+    compressor, _ = judged(model.runnable)
+    sync = compressor.compress_documents(prose_timeline(), QUERY)
+    assert await compressor.acompress_documents(prose_timeline(), QUERY) == sync
+    assert texts(sync) == ["Maria moved to Lisbon last May.", "The office opens at nine."]
+    assert model.calls[1] == ("ainvoke", threading.get_ident())  # on the loop, no thread
+
+
+async def test_the_retriever_awaits_the_expander_and_judge_and_agrees_with_sync() -> None:
+    expander, judge = TwoWay("Maria's home city\nWhere is Maria based"), TwoWay(BERLIN_OUTDATED)
+    clock = ManualClock(datetime(2024, 6, 1, tzinfo=UTC))
+    with TemporalMemory(
+        ledger=InMemoryLedger(clock=clock),
+        index=NumpyIndex(),
+        embedder=HashingEmbedder(256),
+        expander=text_llm(expander.runnable),
+        clock=clock,
+    ) as memory:
+        detector = LLMConflictDetector(text_llm(judge.runnable))
+        retriever = TemporalRetriever(memory=memory, k=5, expand=2, detector=detector)
+        retriever.add_documents(
+            [Document(d.page_content, metadata={"valid_from": d.metadata.get("valid_from")})
+             for d in prose_timeline()]
+        )  # fmt: skip
+        sync = retriever.invoke(QUERY)
+        assert texts(sync) == ["Maria moved to Lisbon last May.", "The office opens at nine."]
+        assert await retriever.ainvoke(QUERY) == sync
+    loop = threading.get_ident()
+    for model in (expander, judge):
+        assert [form for form, _ in model.calls] == ["invoke", "ainvoke"]
+        assert model.calls[1][1] == loop

@@ -3,24 +3,35 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from llama_index.core.base.llms.types import ChatMessage, ChatResponse, MessageRole
+from llama_index.core.bridge.pydantic import Field
 from llama_index.core.embeddings import MockEmbedding
 from llama_index.core.llms import MockLLM
+from llama_index.core.schema import NodeWithScore, TextNode
+from llama_index.core.vector_stores.types import VectorStoreQuery
 
-from llamaindex_temporal import CoreEmbedding, LlamaIndexEmbedder, text_llm
+from llamaindex_temporal import (
+    CoreEmbedding,
+    LlamaIndexEmbedder,
+    TemporalNodePostprocessor,
+    TemporalVectorStore,
+    text_llm,
+)
 from shared_core.detectors.llm import LLMConflictDetector
 from shared_core.dominance import Candidate
 from shared_core.embedders.base import Embedder, HashingEmbedder
 from shared_core.errors import EmbedderError, InvalidInputError
 from shared_core.extractors.llm import LLMExtractor
+from shared_core.facts import Fact
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
-from shared_core.memory import TemporalMemory
+from shared_core.memory import SearchOptions, TemporalMemory
 
 TEXTS = ["Maria lives in Berlin.", "The report is due in March."]
 
@@ -171,3 +182,98 @@ def test_text_llm_drives_the_llm_extractor_and_detector() -> None:
     ]
     (conflict,) = detector.find_conflicts(candidates)
     assert (conflict.older, conflict.newer) == (0, 1)
+
+
+# ---------------------------------------------------------------- async forms (issue 18, part 4)
+class TwoWay(MockLLM):
+    """Answers ``answer`` through complete / acomplete and chat / achat, recording which ran
+    and on which thread."""
+
+    answer: str = ""
+    calls: list[tuple[str, int]] = Field(default_factory=list)
+
+    def __init__(self, answer: str, **options: Any) -> None:
+        super().__init__(**options)
+        self.answer = answer
+        self.calls = []
+
+    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> Any:
+        self.calls.append(("complete", threading.get_ident()))
+        return super().complete(self.answer)
+
+    async def acomplete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> Any:
+        self.calls.append(("acomplete", threading.get_ident()))
+        return super().complete(self.answer)
+
+    def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        self.calls.append(("chat", threading.get_ident()))
+        return ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=self.answer))
+
+    async def achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        self.calls.append(("achat", threading.get_ident()))
+        return ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=self.answer))
+
+
+async def test_text_llm_has_a_native_async_form_over_acomplete_and_achat() -> None:
+    completer, chatter = TwoWay("Lisbon"), TwoWay("Lisbon", is_chat_model=True)
+    for llm in (completer, chatter):
+        ask = text_llm(llm)
+        assert ask("Where?") == "Lisbon"
+        assert await ask.acall("Where?") == "Lisbon"
+    assert [form for form, _ in completer.calls] == ["complete", "acomplete"]
+    assert [form for form, _ in chatter.calls] == ["chat", "achat"]
+
+
+PROSE = [
+    ("b", "Maria lives in Berlin.", "2019-03-01T00:00:00+00:00"),
+    ("l", "Maria moved to Lisbon.", "2022-05-01T00:00:00+00:00"),
+    ("c", "Maria keeps a cat.", "2020-01-01T00:00:00+00:00"),
+]
+OUTDATED = '{"conflicts": [[1, 3]]}'  # oldest first: Berlin (1), the cat (2), Lisbon (3)
+
+
+async def test_the_postprocessor_awaits_the_judge_and_agrees_with_sync() -> None:
+    judge = TwoWay(OUTDATED)
+    nodes = [
+        NodeWithScore(node=TextNode(id_=i, text=t, metadata={"valid_from": v})) for i, t, v in PROSE
+    ]
+    postprocessor = TemporalNodePostprocessor(detector=LLMConflictDetector(text_llm(judge)))
+    sync = postprocessor.postprocess_nodes(nodes, query_str="Where does Maria live?")
+    assert [n.node.node_id for n in sync] == ["l", "c"]
+    again = await postprocessor.apostprocess_nodes(nodes, query_str="Where does Maria live?")
+    assert again == sync
+    assert judge.calls[1] == ("acomplete", threading.get_ident())  # on the loop, no thread
+
+
+async def test_the_vector_store_awaits_the_extractor_and_judge_and_agrees_with_sync() -> None:
+    triple = {"subject": "Maria", "relation": "lives in", "object": "Lisbon",
+              "sentence": "Maria moved to Lisbon."}  # fmt: skip
+    extractor, judge = TwoWay(json.dumps({"facts": [triple]})), TwoWay('{"conflicts": [[1, 2]]}')
+    detector = LLMConflictDetector(text_llm(judge))
+    stores = []
+    for _ in range(2):
+        memory = TemporalMemory(
+            ledger=InMemoryLedger(),
+            index=NumpyIndex(),
+            embedder=HashingEmbedder(64),
+            extractor=LLMExtractor(text_llm(extractor)),
+        )
+        stores.append(TemporalVectorStore(memory, search_options=SearchOptions(detector=detector)))
+    sync_store, async_store = stores
+    berlin = Fact(text="Maria lives in Berlin.", valid_from=datetime(2019, 1, 1, tzinfo=UTC))
+    for store in stores:
+        store.memory.add_many([berlin])  # prose, through no extractor
+    node = TextNode(id_="l", text="Maria moved to Lisbon.")
+    assert sync_store.add([node]) == await async_store.async_add([node]) == ["l"]
+    query = VectorStoreQuery(query_str="Where does Maria live?", similarity_top_k=3)
+    sync, again = sync_store.query(query), await async_store.aquery(query)
+    assert again.ids == sync.ids == ["l"]  # the judge outdated Berlin
+    (lisbon,) = again.nodes or []
+    assert lisbon.metadata["object"] == "Lisbon"
+    assert [s["text"] for s in lisbon.metadata["shadows"]] == ["Maria lives in Berlin."]
+    loop = threading.get_ident()
+    assert [form for form, _ in extractor.calls] == ["complete", "acomplete"]
+    assert [form for form, _ in judge.calls] == ["complete", "acomplete"]
+    assert extractor.calls[1][1] == judge.calls[1][1] == loop
+    for store in stores:
+        store.memory.close()

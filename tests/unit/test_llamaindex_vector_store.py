@@ -242,10 +242,12 @@ async def test_async_methods_run_the_memory_off_the_event_loop(
 ) -> None:
     loop_thread = threading.get_ident()
     calls: list[tuple[str, int]] = []
-    for name in ("add_many", "search", "select", "retire_where"):
+    for name in ("add_many", "select", "retire_where"):
         monkeypatch.setattr(
             store.memory, name, _recording(getattr(store.memory, name), name, calls)
         )
+    index = store.memory.index  # a search reads the index (and the ledger) in a worker thread
+    monkeypatch.setattr(index, "search", _recording(index.search, "search", calls))
     assert await store.async_add([lives("porto", "Porto", 2024, "doc-c")]) == ["porto"]
     result = await store.aquery(VectorStoreQuery(query_str=QUESTION, similarity_top_k=2))
     assert result.ids == ["porto"]
