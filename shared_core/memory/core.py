@@ -33,6 +33,7 @@ from shared_core.ledger.prose import ProseSupersession
 from shared_core.ledger.results import Explanation, WriteResult
 from shared_core.ledger.sqlite import Durability
 from shared_core.ledger.store import LedgerStore
+from shared_core.llm_calls import TextLLM
 from shared_core.memory import async_paths
 from shared_core.memory.claims import (
     ClaimJudge,
@@ -74,7 +75,7 @@ class TemporalMemory:
         embedder: Embedder,
         extractor: Extractor | None = None,
         clock: Clock | None = None,
-        expander: Callable[[str], str] | None = None,
+        expander: TextLLM | None = None,
         recency_capacity: int = 8,
         reconcile: bool = True,
         prose_judge: ClaimJudge | ProseJudge | None = None,
@@ -106,7 +107,7 @@ class TemporalMemory:
         embedder: Embedder | None = None,
         extractor: Extractor | None = None,
         clock: Clock | None = None,
-        expander: Callable[[str], str] | None = None,
+        expander: TextLLM | None = None,
         durability: Durability = "full",
         prose_judge: ClaimJudge | ProseJudge | Literal["kappa"] | None = None,
     ) -> TemporalMemory:
@@ -145,7 +146,7 @@ class TemporalMemory:
         embedder: Embedder | None = None,
         extractor: Extractor | None = None,
         clock: Clock | None = None,
-        expander: Callable[[str], str] | None = None,
+        expander: TextLLM | None = None,
         durability: Durability = "full",
         prose_judge: ClaimJudge | ProseJudge | Literal["kappa"] | None = None,
     ) -> TemporalMemory:

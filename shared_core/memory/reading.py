@@ -4,7 +4,7 @@ recency buffer -> fuse and de-duplicate -> resolve in the ledger -> Phi_T -> hit
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from shared_core.clock import Instant, from_instant
@@ -20,6 +20,7 @@ from shared_core.filters import matches
 from shared_core.index.base import Vector, VectorIndex
 from shared_core.ledger.results import StoredVersion
 from shared_core.ledger.store import LedgerStore
+from shared_core.llm_calls import TextLLM
 from shared_core.memory.expansion import aexpand_query, expand_query
 from shared_core.memory.fusion import reciprocal_rank_fusion
 from shared_core.memory.hits import Hit
@@ -54,7 +55,7 @@ class Reader:
         ledger: LedgerStore,
         index: VectorIndex,
         buffer: RecencyBuffer,
-        expander: Callable[[str], str] | None,
+        expander: TextLLM | None,
     ) -> None:
         self._ledger = ledger
         self._index = index
