@@ -6,13 +6,14 @@ MiniLM (the default embedder)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from langchain_core.vectorstores import VectorStore
 from langchain_tests.integration_tests import VectorStoreIntegrationTests
 
-from langchain_temporal import LangChainEmbedder, TemporalVectorStore
+from langchain_temporal import CoreEmbeddings, LangChainEmbedder, TemporalVectorStore
 from shared_core.embedders.minilm import MiniLMEmbedder
 from shared_core.memory import TemporalMemory
 
@@ -39,3 +40,29 @@ class TestDefaultStackStandard(VectorStoreIntegrationTests):
     def vectorstore(self, tmp_path: Path, minilm: MiniLMEmbedder) -> Iterator[VectorStore]:
         with TemporalMemory.open(tmp_path / "memory", embedder=minilm) as memory:
             yield TemporalVectorStore(memory)
+
+
+def test_from_texts_in_a_folder_reopens_as_the_default_memory(
+    tmp_path: Path, minilm: MiniLMEmbedder
+) -> None:
+    """A store built from a folder with the MiniLM (as CoreEmbeddings) is the folder of
+    ``TemporalMemory.open``: reopened by default, the same Documents, ids and history."""
+    folder = tmp_path / "notes"
+    store = TemporalVectorStore.from_texts(
+        ["Deploys happen on Tuesdays.", "On-call rotates weekly."],
+        CoreEmbeddings(minilm),
+        ids=["deploys", "on-call"],
+        path=folder,
+    )
+    between = datetime.now(UTC)
+    store.add_texts(["Deploys happen on Wednesdays."], ids=["deploys"])
+    store.close()
+    with TemporalMemory.open(folder, embedder=minilm) as memory:
+        reopened = TemporalVectorStore(memory)
+        assert [d.page_content for d in reopened.get_by_ids(["deploys", "on-call"])] == [
+            "Deploys happen on Wednesdays.",
+            "On-call rotates weekly.",
+        ]
+        then = reopened.similarity_search("When are deploys?", k=1, known_at=between)
+        tuesdays = ("deploys", "Deploys happen on Tuesdays.")
+        assert [(d.id, d.page_content) for d in then] == [tuesdays]
