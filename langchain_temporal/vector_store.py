@@ -47,6 +47,9 @@ RETRIEVER_KWARGS = {
     "mmr": ("fetch_k", "lambda_mult"),
 }
 """The keywords LangChain's VectorStoreRetriever itself reads, by search type."""
+WRITE_KWARGS = ("ids", "namespace", "valid_from", "batch_size")
+"""What a write takes: ``batch_size`` is accepted for LangChain's indexing API, which passes
+it; a call is one ledger transaction whatever it says."""
 
 
 class TemporalVectorStore(VectorStore):
@@ -61,8 +64,10 @@ class TemporalVectorStore(VectorStore):
       with other content replaces that Document in one transaction (the old statement is
       withdrawn, unless the new one superseded it by key: then it stays as history), and
       adding it unchanged does nothing. ``namespace=`` and ``valid_from=`` (for Documents
-      without one of their own) may be given. Returns the ids; a keyed Document restating the
-      value another Document holds reinforces it, and its id is that Document's.
+      without one of their own) may be given; ``batch_size`` (LangChain's indexing API passes
+      it) is accepted, and a call is one transaction whatever it says. Returns the ids; a
+      keyed Document restating the value another Document holds reinforces it, and its id is
+      that Document's.
     - **Reads** (``similarity_search``, ``..._with_score``, ``..._by_vector``,
       ``max_marginal_relevance_search``, ``get_by_ids``): the current state unless the search
       options say otherwise. ``search_options`` (a
@@ -240,7 +245,10 @@ class TemporalVectorStore(VectorStore):
         return stored_ids(writes, todo, added)
 
     def _writes(self, documents: Sequence[Document], options: Mapping[str, Any]) -> Writes:
-        check_keywords(options, allowed=("ids", "namespace", "valid_from"), call="add_documents")
+        check_keywords(options, allowed=WRITE_KWARGS, call="add_documents")
+        batch_size = options.get("batch_size", 1)
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
+            raise InvalidInputError("batch_size", f"is {batch_size!r}", "pass an int >= 1")
         return plan_writes(
             documents,
             options.get("ids"),

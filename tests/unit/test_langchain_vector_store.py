@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from langchain_core.documents import Document
 from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.indexing import InMemoryRecordManager, index
 
 from langchain_temporal import (
     CoreEmbeddings,
@@ -200,6 +201,26 @@ def test_a_keyed_document_restating_a_value_is_that_documents(store: TemporalVec
     assert (first, again) == (["letter"], ["letter"])
 
 
+def test_langchains_indexing_api_writes_skips_and_cleans_up(
+    store: TemporalVectorStore, clock: ManualClock
+) -> None:
+    """``index()`` passes ``batch_size`` to add_documents (it was refused) and deletes what a
+    source no longer holds; the store withdraws it, so an earlier known_at still sees it."""
+    records = InMemoryRecordManager(namespace="notes")
+    records.create_schema()
+    first = [Document("Deploys on Tuesdays.", metadata={"source": "wiki"})]
+    assert index(first, records, store, cleanup="full", key_encoder="sha256")["num_added"] == 1
+    assert index(first, records, store, cleanup="full", key_encoder="sha256")["num_skipped"] == 1
+    before = clock.now()
+    clock.advance(timedelta(days=1))
+    second = [Document("Deploys on Wednesdays.", metadata={"source": "wiki"})]
+    result = index(second, records, store, cleanup="full", key_encoder="sha256")
+    assert (result["num_added"], result["num_deleted"]) == (1, 1)
+    assert texts(store.similarity_search("deploys", k=5)) == ["Deploys on Wednesdays."]
+    then = store.similarity_search("deploys", k=5, known_at=before)
+    assert texts(then) == ["Deploys on Tuesdays."]
+
+
 def test_the_retriever_names_documents_by_their_ids(
     store: TemporalVectorStore, memory: TemporalMemory
 ) -> None:
@@ -219,8 +240,10 @@ def test_bad_documents_and_ids_are_refused_by_name(store: TemporalVectorStore) -
         store.add_texts(["one", "two"], ids=["x", "x"])
     with pytest.raises(InvalidInputError, match=r"^ids: has 1 ids for 2 documents"):
         store.add_texts(["one", "two"], ids=["x"])
-    with pytest.raises(InvalidInputError, match=r"^add_documents\(\*\*kwargs\): batch_size"):
-        store.add_texts(["one"], batch_size=10)
+    with pytest.raises(InvalidInputError, match=r"^add_documents\(\*\*kwargs\): upsert"):
+        store.add_texts(["one"], upsert=True)
+    with pytest.raises(InvalidInputError, match=r"^batch_size: is 0"):
+        store.add_texts(["one"], batch_size=0)
     assert store.similarity_search("one fine foo") == [], "nothing was written"
 
 
