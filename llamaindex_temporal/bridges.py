@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import asyncio
-import pickle
 from typing import Any, Literal
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -91,18 +90,16 @@ class CoreEmbedding(BaseEmbedding):
         return "CoreEmbedding"
 
     def __getstate__(self) -> dict[str, Any]:
-        # LlamaIndex's own __getstate__ would drop an embedder that does not pickle, leaving a
-        # copy that fails on first use; say so now instead
-        try:
-            pickle.dumps(self._embedder)
-        except Exception as exc:
+        # LlamaIndex's __getstate__ drops a private attribute that does not pickle, which would
+        # leave a copy that fails on first use; refuse instead
+        state: dict[str, Any] = super().__getstate__()
+        if "_embedder" not in (state.get("__pydantic_private__") or {}):
             raise NotPicklableError(
                 "CoreEmbedding",
-                f"its embedder {self._embedder!r} cannot be pickled ({exc})",
+                f"its embedder {self._embedder!r} cannot be pickled",
                 "use an embedder that pickles (MiniLMEmbedder, HashingEmbedder), or build the "
                 "embedding again where the pickle is loaded",
-            ) from exc
-        state: dict[str, Any] = super().__getstate__()
+            )
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import pickle
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -101,8 +100,9 @@ class TemporalVectorStore(BasePydanticVectorStore):
       other keyword is refused by name.
     - **Pickling**: a store made by :meth:`open` pickles as its folder, its memory options and
       ``search_options``, and is reopened from them on unpickling (the folder is still for
-      one process at a time). A store over a memory built by hand holds open storage that no
-      pickle can carry: pickling it raises
+      one process at a time); an option that does not pickle (a ``ManualClock``, a lambda)
+      makes pickling fail with pickle's own ``TypeError``. A store over a memory built by hand
+      holds open storage that no pickle can carry: pickling it raises
       :class:`~shared_core.errors.NotPicklableError` (a ``TypeError``) naming the fix.
 
     Returned nodes are ``TextNode`` objects with the node id, the fact's text and metadata
@@ -176,8 +176,6 @@ class TemporalVectorStore(BasePydanticVectorStore):
                 "again where you load them",
             )
         path, options = self._opened
-        for name, value in (*options.items(), ("search_options", self.search_options)):
-            _check_picklable(name, value)
         return (_reopened, (path, options, self.search_options))
 
     def close(self) -> None:
@@ -366,17 +364,6 @@ def _reopened(
     store = TemporalVectorStore.open(path, **options)
     store.search_options = search_options
     return store
-
-
-def _check_picklable(name: str, value: object) -> None:
-    try:
-        pickle.dumps(value)
-    except Exception as exc:
-        raise NotPicklableError(
-            "TemporalVectorStore.open(...)",
-            f"its {name} ({type(value).__name__}) cannot be pickled ({exc})",
-            f"leave {name} to its default or pass one that pickles",
-        ) from exc
 
 
 def _where(query: VectorStoreQuery) -> Filter | None:
