@@ -549,8 +549,8 @@ class StoreConformance:
 
     # ------------------------------------------------------------ concurrency (postgres)
     async def test_large_batches(self, store: BaseStore) -> None:
-        """(Postgres's test at N=8, M=3: threads putting, reading, listing and deleting.)"""
-        n, m = 8, 3
+        """(Postgres's test at N=5, M=3: threads putting, reading, listing and deleting.)"""
+        n, m = 5, 3
         with ThreadPoolExecutor(max_workers=4) as executor:
             futures = []
             for j in range(m):
@@ -568,8 +568,8 @@ class StoreConformance:
         assert len(results) == m * n * 6
 
     async def test_large_batches_async(self, store: BaseStore) -> None:
-        """(Postgres's test at N=8, M=3.)"""
-        n, m = 8, 3
+        """(Postgres's test at N=5, M=3.)"""
+        n, m = 5, 3
         coros: list[Any] = []
         for j in range(m):
             for i in range(n):

@@ -395,11 +395,11 @@ class VectorSearchConformance(StoreConformance):
             assert results[0].score == pytest.approx(expected, abs=1e-3)
 
     async def test_search_sorting(self, vector_store: VectorStoreFactory) -> None:
-        """(Postgres's async test, with 12 items per namespace instead of 100.)"""
+        """(Postgres's async test, with 8 items per namespace instead of 100.)"""
         with vector_store(["key1"]) as store:
             await store.aput(("test", "M"), "M", {"key1": "mmm"})
             for prefix in ("A", "Z"):
-                for i in range(12):
+                for i in range(8):
                     await store.aput(("test", prefix), f"{prefix}{i}", {"key1": "no"})
             results = await store.asearch(("test",), query="mmm", limit=10)
             assert len(results) == 10
