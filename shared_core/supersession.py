@@ -71,31 +71,57 @@ class Version:
 class StreamState:
     """The believed statements of a stream and the version records derived from them.
 
-    A store may load only the *tail* of a long stream (``complete=False``): the statements and
-    versions from the start of the last version on. Nothing before that start can change when a
-    statement newer than every stored one arrives, so such writes (the common case: facts arrive
-    in time order) are planned on the tail alone; anything else needs the complete stream.
+    A store may load only a *suffix* of a long stream (``complete=False``): the statements and
+    versions from ``start``, the start of a version, on. Each statement holds at most until the
+    next one starts, so nothing before ``start`` reaches past it, and the suffix can plan a
+    statement valid from T when nothing before ``start`` can change:
+
+    - T is after every statement: only the last version can change (the *tail*, from the last
+      version, suffices: facts arriving in time order);
+    - or the suffix's second version starts before T: then its first version lies wholly
+      before the latest version that starts before T, so its value, extent and head (which
+      the end reason of the version before it names) cannot change, although its own end
+      reason can (the latest version may take another head, merging with later runs).
     """
 
     statements: tuple[Statement, ...] = ()
     versions: tuple[Version, ...] = ()
     complete: bool = True
+    start: Instant | None = None  # a suffix: where it starts (None when complete)
 
     def covers(self, instant: Instant) -> bool:
         """Whether a new statement valid from ``instant`` can be planned on this state."""
         if self.complete:
             return True
-        return bool(self.statements) and instant > max(s.valid_from for s in self.statements)
+        if self.start is None or not self.statements:
+            return False
+        if instant > max(s.valid_from for s in self.statements):
+            return True
+        return len(self.versions) > 1 and self.versions[1].valid_from < instant
 
     def tail(self) -> StreamState:
-        """The part from the last version's start on (all of it if that is not smaller)."""
-        if len(self.versions) < 2:
+        """The part from the last version's start on (all of it if that is not smaller): what
+        a statement newer than every stored one can change."""
+        return self._from(len(self.versions) - 1)
+
+    def before(self, instant: Instant) -> StreamState:
+        """The part a statement valid from ``instant`` can change (see the class doc): the tail
+        when it is newer than every statement, else the part from the version before the
+        latest one that starts before it (all of it if that is not smaller)."""
+        if all(s.valid_from < instant for s in self.statements):
+            return self.tail()
+        latest = sum(1 for v in self.versions if v.valid_from < instant) - 1
+        return self._from(latest - 1)
+
+    def _from(self, position: int) -> StreamState:
+        if position < 1:
             return self
-        start = self.versions[-1].valid_from
+        start = self.versions[position].valid_from
         return StreamState(
             tuple(s for s in self.statements if s.valid_from >= start),
-            self.versions[-1:],
+            self.versions[position:],
             complete=False,
+            start=start,
         )
 
     def version_at(self, instant: Instant) -> Version | None:
@@ -226,6 +252,7 @@ def plan_statement(state: StreamState, incoming: Statement) -> StreamPlan:
             prefix.statements + plan.after.statements,
             prefix.versions + plan.after.versions,
             complete=state.complete,
+            start=state.start,
         )
         return StreamPlan(
             plan.decision,
@@ -318,7 +345,7 @@ def _replan(
         if key not in new
     )
     versions = tuple(sorted(kept + list(added), key=lambda v: v.valid_from))
-    after = StreamState(statements, versions, complete=state.complete)
+    after = StreamState(statements, versions, complete=state.complete, start=state.start)
     return StreamPlan(decision, incoming, retire_statements, retire_versions, added, after)
 
 

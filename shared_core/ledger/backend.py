@@ -82,9 +82,10 @@ class Backend(Protocol):
         """The believed statements and version records of one stream (complete)."""
         ...
 
-    def load_tail(self, key_id: int | None, stream: str) -> StreamState:
-        """The stream from the start of its last believed version on (``complete=False``
-        when it has versions); the whole stream when it has none."""
+    def load_tail(self, key_id: int | None, stream: str, before: Instant) -> StreamState:
+        """What a statement valid from ``before`` can change: the stream from the start of its
+        latest believed version that starts before ``before`` on (``complete=False``,
+        ``start`` set); the whole stream when no version starts before it."""
         ...
 
     def load_streams(self, key_id: int) -> dict[str, StreamState]:

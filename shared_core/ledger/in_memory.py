@@ -125,8 +125,8 @@ class InMemoryBackend:
             ),
         )
 
-    def load_tail(self, key_id: int | None, stream: str) -> StreamState:
-        return self.load_stream(key_id, stream).tail()
+    def load_tail(self, key_id: int | None, stream: str, before: Instant) -> StreamState:
+        return self.load_stream(key_id, stream).before(before)
 
     def load_streams(self, key_id: int) -> dict[str, StreamState]:
         names = {stream for (kid, stream) in self._by_stream if kid == key_id}

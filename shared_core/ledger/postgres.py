@@ -183,25 +183,27 @@ class PostgresBackend:
             postgres_schema.STREAM_VERSIONS if keyed else postgres_schema.STREAM_VERSIONS_PROSE,
             params,
         )
-        return _state(statements, versions, complete=True)
+        return _state(statements, versions, start=None)
 
-    def load_tail(self, key_id: int | None, stream: str) -> StreamState:
+    def load_tail(self, key_id: int | None, stream: str, before: Instant) -> StreamState:
         keyed = key_id is not None
         params = (*((key_id,) if keyed else ()), stream)
-        last, statements = self._both(
-            postgres_schema.LAST_VERSION_HEADED
+        suffix = (*params, *params, before)
+        versions, statements = self._both(
+            postgres_schema.SUFFIX_VERSIONS_HEADED
             if keyed
-            else postgres_schema.LAST_VERSION_HEADED_PROSE,
-            params,
-            postgres_schema.TAIL_STATEMENTS if keyed else postgres_schema.TAIL_STATEMENTS_PROSE,
-            params * 2,
+            else postgres_schema.SUFFIX_VERSIONS_HEADED_PROSE,
+            suffix,
+            postgres_schema.SUFFIX_STATEMENTS if keyed else postgres_schema.SUFFIX_STATEMENTS_PROSE,
+            suffix,
         )
         split = postgres_schema.N_STREAM_VERSION
-        if last and self._clock is not None:  # in a write, under its lock
-            head = codecs.decode_statement(last[0][split:])
-            self._heads[head.seq] = head
-        # No believed version: the statements are all of them, and the stream is complete.
-        return _state(statements, [row[:split] for row in last], complete=not last)
+        if self._clock is not None:  # in a write, under its lock
+            for row in versions:
+                head = codecs.decode_statement(row[split:])
+                self._heads[head.seq] = head
+        start = codecs.suffix_start([row[3] for row in versions], before)
+        return _state(statements, [row[:split] for row in versions], start=start)
 
     def load_streams(self, key_id: int) -> dict[str, StreamState]:
         rows = self._all(
@@ -435,12 +437,14 @@ class PostgresBackend:
 
 
 def _state(
-    statements: list[tuple[Any, ...]], versions: list[tuple[Any, ...]], *, complete: bool
+    statements: list[tuple[Any, ...]], versions: list[tuple[Any, ...]], *, start: Any
 ) -> StreamState:
+    """The stream state these rows hold: complete, or the suffix from ``start`` on."""
     return StreamState(
         tuple(codecs.decode_stream_statement(row) for row in statements),
         tuple(codecs.decode_stream_version(row) for row in versions),
-        complete=complete,
+        complete=start is None,
+        start=start,
     )
 
 

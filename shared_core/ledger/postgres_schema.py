@@ -137,8 +137,6 @@ RETIRE_VERSION = schema.RETIRE_VERSION.replace("?", "%s")
 # A stream's reads, for a key (``key_id = %s``) and for prose (``key_id IS NULL``, one parameter
 # fewer): PostgreSQL's NULL-safe ``IS NOT DISTINCT FROM`` cannot use an index, and a scan of
 # every version row on each write made writes slow down with the ledger's size.
-LAST_VERSION = schema.LAST_VERSION.replace("key_id IS ?", "key_id = %s").replace("?", "%s")
-LAST_VERSION_PROSE = schema.LAST_VERSION.replace("key_id IS ?", "key_id IS NULL").replace("?", "%s")
 STREAM_STATEMENTS = schema.STREAM_STATEMENTS.replace("key_id IS ?", "key_id = %s").replace(
     "?", "%s"
 )
@@ -166,30 +164,26 @@ WRITE_START = (
     "FROM ledger_clock c, versions_row_id_seq s WHERE c.id = 1"
 )
 ROW_IDS_USED = "SELECT setval('versions_row_id_seq', %s)"
-# A stream's tail in one round trip with LAST_VERSION: its statements from the start of its
-# last believed version on, or all of them when it has none.
-_SINCE_LAST = (
-    "coalesce((SELECT valid_from FROM versions WHERE key_id {key} AND stream = %s AND "
-    f"{BELIEVED_SQL} ORDER BY valid_from DESC LIMIT 1), -9223372036854775808)"
-)
-# LAST_VERSION with the statement that heads it: a write that closes that version builds its
-# result from this statement without reading it again.
-_LAST_HEADED = (
+# What a statement valid from an instant can change, in one round trip: the suffix reads of
+# schema.SUFFIX_VERSIONS (each version with its head statement: a write that closes a version
+# builds its result from it without reading it again) and schema.SUFFIX_STATEMENTS.
+_FROM = schema.SUFFIX_FROM.replace("key_id IS ?", "key_id {key}").replace("?", "%s")
+_SUFFIX_HEADED = (
     "SELECT v.fact_id, v.head_seq, v.value, v.valid_from, v.valid_to, v.end_kind, v.end_by, "
     "v.end_rule, v.end_score, v.row_id, v.recorded_at, "
     + ", ".join(f"s.{c.strip()}" for c in STATEMENT_COLUMNS.split(","))
     + " FROM versions v JOIN statements s ON s.seq = v.head_seq WHERE v.key_id {key} AND "
-    f"v.stream = %s AND v.{BELIEVED_SQL} ORDER BY v.valid_from DESC LIMIT 1"
+    f"v.stream = %s AND v.{BELIEVED_SQL} AND v.valid_from >= " + _FROM + " ORDER BY v.valid_from"
 )
-LAST_VERSION_HEADED = _LAST_HEADED.format(key="= %s")
-LAST_VERSION_HEADED_PROSE = _LAST_HEADED.format(key="IS NULL")
+SUFFIX_VERSIONS_HEADED = _SUFFIX_HEADED.format(key="= %s")
+SUFFIX_VERSIONS_HEADED_PROSE = _SUFFIX_HEADED.format(key="IS NULL")
 N_STREAM_VERSION = 11
-"""The columns of a stream's version in LAST_VERSION_HEADED (its statement's follow)."""
-TAIL_STATEMENTS = STREAM_STATEMENTS.replace(
-    "valid_from >= %s", "valid_from >= " + _SINCE_LAST.format(key="= %s")
+"""The columns of a stream's version in SUFFIX_VERSIONS_HEADED (its statement's follow)."""
+SUFFIX_STATEMENTS = schema.SUFFIX_STATEMENTS.replace("key_id IS ?", "key_id = %s").replace(
+    "?", "%s"
 )
-TAIL_STATEMENTS_PROSE = STREAM_STATEMENTS_PROSE.replace(
-    "valid_from >= %s", "valid_from >= " + _SINCE_LAST.format(key="IS NULL")
+SUFFIX_STATEMENTS_PROSE = schema.SUFFIX_STATEMENTS.replace("key_id IS ?", "key_id IS NULL").replace(
+    "?", "%s"
 )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shared_core.clock import OPEN
+from shared_core.clock import OPEN, Instant
 from shared_core.facts import Reason, ReasonKind, decode_object, encode_object
 from shared_core.ledger.records import StatementRow, VersionRow, light_statement
 from shared_core.supersession import Statement, Version
@@ -169,10 +169,6 @@ _VERSION_FIELDS = (
     "SELECT fact_id, head_seq, value, valid_from, valid_to, end_kind, end_by, end_rule, "
     "end_score, row_id, recorded_at FROM versions "
 )
-LAST_VERSION = (
-    f"{_VERSION_FIELDS} WHERE key_id IS ? AND stream = ? AND {BELIEVED_SQL} "
-    "ORDER BY valid_from DESC LIMIT 1"
-)
 STREAM_STATEMENTS = (
     "SELECT seq, fact_id, key_id, value, kind, valid_from, valid_to, text_key, end_kind, end_by, "
     "end_rule, end_score FROM statements "
@@ -182,6 +178,25 @@ STREAM_VERSIONS = (
     f"{_VERSION_FIELDS} WHERE key_id IS ? AND stream = ? AND {BELIEVED_SQL} AND valid_from >= ? "
     "ORDER BY valid_from"
 )
+# The suffix a statement valid from an instant can change (StreamState.before, the general
+# case): from the start of the version before the latest believed version that starts before
+# the instant on, or the whole stream when fewer than two start before it, which the caller
+# tells from the versions read (params: key_id, stream, key_id, stream, instant).
+SUFFIX_FROM = (
+    "coalesce((SELECT valid_from FROM versions WHERE key_id IS ? AND stream = ? AND "
+    f"{BELIEVED_SQL} AND valid_from < ? ORDER BY valid_from DESC LIMIT 1 OFFSET 1), "
+    "-9223372036854775808)"
+)
+SUFFIX_STATEMENTS = STREAM_STATEMENTS.replace("valid_from >= ?", "valid_from >= " + SUFFIX_FROM)
+SUFFIX_VERSIONS = STREAM_VERSIONS.replace("valid_from >= ?", "valid_from >= " + SUFFIX_FROM)
+
+
+def suffix_start(valid_froms: list[Instant], before: Instant) -> Instant | None:
+    """Where the rows of SUFFIX_VERSIONS (their ``valid_from``, in order) start a suffix, or
+    None when they are the whole stream (fewer than two start before ``before``)."""
+    if sum(1 for v in valid_froms if v < before) < 2:
+        return None
+    return valid_froms[0]
 
 
 def decode_reason(
@@ -290,6 +305,6 @@ def decode_version(row: tuple[Any, ...]) -> VersionRow:
 
 
 def decode_stream_version(row: tuple[Any, ...]) -> Version:
-    """A row of LAST_VERSION or STREAM_VERSIONS as the rule's Version."""
+    """A row of STREAM_VERSIONS or SUFFIX_VERSIONS as the rule's Version."""
     end = decode_reason(row[5], row[6], row[7], row[8])
     return Version(row[0], row[1], row[2], row[3], row[4], end, row[9], row[10])

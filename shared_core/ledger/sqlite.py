@@ -266,25 +266,26 @@ class SQLiteBackend:
         with self._translated():
             statements = self._conn.execute(schema.STREAM_STATEMENTS, everything).fetchall()
             versions = self._conn.execute(schema.STREAM_VERSIONS, everything).fetchall()
-        return self._state(statements, versions, complete=True)
+        return self._state(statements, versions, start=None)
 
-    def load_tail(self, key_id: int | None, stream: str) -> StreamState:
+    def load_tail(self, key_id: int | None, stream: str, before: Instant) -> StreamState:
+        suffix = (key_id, stream, key_id, stream, before)
         with self._translated():
-            last = self._conn.execute(schema.LAST_VERSION, (key_id, stream)).fetchall()
-            if not last:
-                return self.load_stream(key_id, stream)
-            since = (key_id, stream, last[0][3])
-            statements = self._conn.execute(schema.STREAM_STATEMENTS, since).fetchall()
-        return self._state(statements, last, complete=False)
+            statements = self._conn.execute(schema.SUFFIX_STATEMENTS, suffix).fetchall()
+            versions = self._conn.execute(schema.SUFFIX_VERSIONS, suffix).fetchall()
+        start = schema.suffix_start([row[3] for row in versions], before)
+        return self._state(statements, versions, start=start)
 
     @staticmethod
     def _state(
-        statements: list[tuple[Any, ...]], versions: list[tuple[Any, ...]], *, complete: bool
+        statements: list[tuple[Any, ...]], versions: list[tuple[Any, ...]], *, start: Any
     ) -> StreamState:
+        """The stream state these rows hold: complete, or the suffix from ``start`` on."""
         return StreamState(
             tuple(schema.decode_stream_statement(row) for row in statements),
             tuple(schema.decode_stream_version(row) for row in versions),
-            complete=complete,
+            complete=start is None,
+            start=start,
         )
 
     def load_streams(self, key_id: int) -> dict[str, StreamState]:

@@ -2,7 +2,7 @@
 
 A :class:`Batch` lives for one transaction of :class:`~shared_core.ledger.ledger.Ledger`. It hands
 out statement sequence numbers and record times (never going backwards), keeps the state of every
-stream it touched (loading only a stream's tail when the write is newer than everything in it),
+stream it touched (loading only the suffix of a stream that a write can change),
 runs the pure rules of :mod:`shared_core.supersession`, applies their plans to the backend and
 builds the results from what it already holds, without reading rows back.
 """
@@ -141,7 +141,7 @@ class Batch:
         if cached is not None and (cached.complete or (since is not None and cached.covers(since))):
             return cached
         if cached is None and since is not None:
-            tail = self._backend.load_tail(key_id, stream)
+            tail = self._backend.load_tail(key_id, stream, since)
             if tail.covers(since):
                 self._streams[handle] = tail
                 return tail
@@ -356,7 +356,9 @@ class Batch:
         versions = tuple(
             v if v.row_id is not None else stored[v.identity()] for v in plan.after.versions
         )
-        after = StreamState(plan.after.statements, versions, complete=plan.after.complete)
+        after = StreamState(
+            plan.after.statements, versions, complete=plan.after.complete, start=plan.after.start
+        )
         # Keep only the tail: the next write is most likely newer still, and the backend
         # (which sees this transaction's rows) serves anything else.
         self._streams[(key_id, stream)] = after.tail()

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from shared_core.clock import Clock, ManualClock
+from shared_core.clock import Clock, ManualClock, to_instant
 from shared_core.errors import (
     CardinalityConflictError,
     FactIdConflictError,
@@ -22,6 +24,7 @@ from shared_core.errors import (
 from shared_core.facts import Cardinality, Decision, Fact, FactStatus, ReasonKind
 from shared_core.ledger import ChangeCursor, InMemoryLedger, Ledger, LedgerStore
 from shared_core.ledger.copying import copy_ledger
+from shared_core.supersession import StreamState
 from tests.conformance.ledger_ops import START, Replay, operations
 from tests.conformance.prose_supersession_suite import ProseSupersessionConformance
 
@@ -169,6 +172,35 @@ class LedgerConformance(ProseSupersessionConformance):
         assert madrid.fact.valid_to == d(2019)
         assert objects(ledger.current()) == ["Berlin"]
         assert objects(ledger.as_of(valid_at=d(2016))) == ["Madrid"]
+
+    def test_a_slightly_late_fact_reads_only_the_end_of_a_long_stream(
+        self, ledger: Ledger, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # broke (slow, not wrong): a fact older than the newest one of its key read and
+        # re-derived the key's whole history, so writers sharing keys slowed down as it grew
+        cities = [f"City {i}" for i in range(40)]
+        ledger.write_many([lives(city, 1980 + i) for i, city in enumerate(cities)])
+        backend = ledger._backend
+        loaded: list[StreamState] = []
+        load_tail = backend.load_tail
+
+        def spy(*args: Any) -> StreamState:
+            loaded.append(load_tail(*args))
+            return loaded[-1]
+
+        monkeypatch.setattr(backend, "load_tail", spy)
+        late = ledger.write(replace(lives("Lisbon", 2017), valid_from=d(2017, 7)))
+        assert late.decision is Decision.SUPERSEDED
+        assert late.fact is not None
+        assert (late.fact.valid_from, late.fact.valid_to) == (d(2017, 7), d(2018))
+        assert objects(ledger.as_of(valid_at=d(2017, 3))) == ["City 37"]
+        assert objects(ledger.as_of(valid_at=d(2017, 9))) == ["Lisbon"]
+        assert objects(ledger.current()) == ["City 39"]
+        (state,) = loaded
+        assert not state.complete
+        assert [v.valid_from for v in state.versions] == [
+            to_instant(d(y)) for y in range(2016, 2020)
+        ]
 
     def test_a_late_fact_with_the_current_object_extends_the_version_backwards(
         self, ledger: Ledger

@@ -246,16 +246,14 @@ def filled(postgres_url: str) -> Iterator[str]:
 @pytest.mark.parametrize(
     ("name", "params"),
     [
-        ("LAST_VERSION", (1, "")),
-        ("LAST_VERSION_PROSE", ("p7",)),
         ("STREAM_STATEMENTS", (1, "", 0)),
         ("STREAM_STATEMENTS_PROSE", ("p7", 0)),
         ("STREAM_VERSIONS", (1, "", 0)),
         ("STREAM_VERSIONS_PROSE", ("p7", 0)),
-        ("TAIL_STATEMENTS", (1, "", 1, "")),
-        ("TAIL_STATEMENTS_PROSE", ("p7", "p7")),
-        ("LAST_VERSION_HEADED", (1, "")),
-        ("LAST_VERSION_HEADED_PROSE", ("p7",)),
+        ("SUFFIX_STATEMENTS", (1, "", 1, "", 2**40)),
+        ("SUFFIX_STATEMENTS_PROSE", ("p7", "p7", 2**40)),
+        ("SUFFIX_VERSIONS_HEADED", (1, "", 1, "", 2**40)),
+        ("SUFFIX_VERSIONS_HEADED_PROSE", ("p7", "p7", 2**40)),
     ],
 )
 def test_stream_reads_find_their_rows_through_an_index_not_a_scan(

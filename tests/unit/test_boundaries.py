@@ -56,6 +56,7 @@ BACKENDS = {
     "detectors/kappa.py": {"transformers", "torch", "safetensors"},
     "embedders/minilm.py": {"sentence_transformers", "torch"},
     "index/chroma.py": {"chromadb", "numpy"},
+    "index/chroma_client.py": {"chromadb", "numpy"},
     "index/checks.py": {"numpy"},
     "index/numpy_index.py": {"numpy"},
     "memory/prose_judge.py": {"numpy"},

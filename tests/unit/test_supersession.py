@@ -196,6 +196,48 @@ def test_planning_a_newer_statement_on_the_tail_equals_a_full_derivation(
     assert tail.decision is full.decision
 
 
+@given(
+    statements,
+    st.sampled_from(["a", "b", None]),
+    st.integers(0, 26),
+    st.one_of(st.none(), st.integers(1, 5)),
+)
+def test_planning_a_late_statement_on_the_suffix_before_it_equals_the_full_plan(
+    given_statements: list[Statement], value: str | None, start: int, length: int | None
+) -> None:
+    # broke (slow, not wrong): a statement older than the newest stored one read and
+    # re-derived its whole stream, so writers sharing keys slowed down as streams grew
+    state = state_of(*given_statements)
+    incoming = said(
+        len(given_statements) + 1, value, start, None if length is None else start + length
+    )
+    try:
+        full = plan_statement(state, incoming)
+    except NothingToRetractError:
+        with pytest.raises(NothingToRetractError):
+            plan_statement(state.before(start), incoming)
+        return
+    suffix = state.before(start)
+    assert suffix.covers(start)
+    part = plan_statement(suffix, incoming)
+    assert part.decision is full.decision
+    assert (part.add_statement, part.retire_statements) == (
+        full.add_statement,
+        full.retire_statements,
+    )
+    assert set(part.retire_versions) == set(full.retire_versions)
+    assert set(part.add_versions) == set(full.add_versions)
+    assert full.after is not None
+    assert part.after is not None
+    cut = suffix.start if suffix.start is not None else -1
+    assert [v.identity() for v in part.after.versions] == [
+        v.identity() for v in full.after.versions if v.valid_from >= cut
+    ]
+    if not suffix.complete:
+        assert all(v.valid_from >= cut for v in suffix.versions)
+        assert len(suffix.versions) < len(state.versions)
+
+
 def test_a_partial_state_refuses_what_it_cannot_plan() -> None:
     state = state_of(said(1, "a", 10), said(2, "b", 20)).tail()
     assert not state.complete
