@@ -1,40 +1,30 @@
 """The embedded default ledger: one SQLite file (stdlib sqlite3, WAL, STRICT tables).
 
 Every write is one ``BEGIN IMMEDIATE`` transaction (a batch is one too), so several processes
-can share a file: writers queue on SQLite's lock, with bounded retries and then a clear error.
-All SQL is parameterised; the only literal spliced into SQL is the ``OPEN`` sentinel constant,
-so that SQLite can use the partial indexes over believed rows.
+can share a file: writers queue on SQLite's lock, with bounded retries and then a clear error
+(:mod:`shared_core.ledger.sqlite_connection`: opening, schema, durability, transactions, error
+translation). This module holds the Backend's queries. All SQL is parameterised; the only
+literal spliced into SQL is the ``OPEN`` sentinel constant, so that SQLite can use the partial
+indexes over believed rows.
 """
 
 from __future__ import annotations
 
-import random
-import sqlite3
-import threading
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from shared_core.clock import OPEN, Clock, Instant
-from shared_core.errors import (
-    InvalidInputError,
-    LedgerBusyError,
-    LedgerCorruptError,
-    LedgerError,
-    LedgerNotFoundError,
-    NotALedgerError,
-    SchemaVersionError,
-)
 from shared_core.facts import Cardinality, FactKey, Reason
 from shared_core.ledger import schema
 from shared_core.ledger.backend import FactRow, VersionQuery
 from shared_core.ledger.ledger import Ledger
 from shared_core.ledger.records import LedgerDump, StatementRow, VersionRow
+from shared_core.ledger.sqlite_connection import Durability, SQLiteConnection
 from shared_core.supersession import StreamState, Version
 
-Durability = Literal["full", "normal"]
+__all__ = ["Durability", "SQLiteBackend", "SQLiteLedger"]
 
 
 class SQLiteBackend:
@@ -49,163 +39,41 @@ class SQLiteBackend:
         busy_retries: int = 3,
         create: bool = True,
     ) -> None:
-        if durability not in ("full", "normal"):
-            raise InvalidInputError(
-                "durability", f"{durability!r} is unknown", "use 'full' or 'normal'"
-            )
-        self.path = Path(path)
-        self._busy_retries = busy_retries
-        self._busy_timeout = busy_timeout
-        _refuse_foreign_file(self.path)
-        if not create and not self.path.exists():
-            raise LedgerNotFoundError(f"no ledger at {self.path}: the file does not exist")
-        if not create and self.path.stat().st_size == 0:
-            raise LedgerNotFoundError(f"{self.path} is an empty file, not a ledger")
-        try:
-            self._conn = sqlite3.connect(
-                self.path, isolation_level=None, check_same_thread=False, timeout=busy_timeout
-            )
-        except sqlite3.Error as exc:
-            raise LedgerError(f"cannot open ledger {self.path}: {exc}") from exc
+        self._db = SQLiteConnection(
+            path,
+            durability=durability,
+            busy_timeout=busy_timeout,
+            busy_retries=busy_retries,
+            create=create,
+        )
+        self.path = self._db.path
+        self._conn = self._db.conn
         self._keys: dict[FactKey, int] = {}
         self._pending_keys: dict[FactKey, int] = {}
-        self._commits = 0
-        self._mirror = threading.Lock()
-        try:
-            with self._translated():
-                self._open_schema(durability, create=create)
-        except BaseException:
-            self._conn.close()
-            raise
-
-    # ------------------------------------------------------------------ setup
-    def _open_schema(self, durability: Durability, *, create: bool) -> None:
-        tables = self._table_names()
-        if not tables and not create:
-            raise LedgerNotFoundError(f"{self.path} holds no ledger (an empty SQLite file)")
-        if tables and "schema_migrations" not in tables:
-            raise NotALedgerError(f"{self.path} is an SQLite file but not a temporal-rag ledger")
-        if (
-            tables
-            and self._conn.execute("PRAGMA application_id").fetchone()[0] != schema.APPLICATION_ID
-        ):
-            raise NotALedgerError(f"{self.path} was not written by temporal-rag")
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute(f"PRAGMA synchronous={'FULL' if durability == 'full' else 'NORMAL'}")
-        self._conn.execute("PRAGMA foreign_keys=ON")
-        self._conn.execute("PRAGMA cache_size=-65536")  # 64 MiB of page cache
-        with self.transaction():
-            if "schema_migrations" not in self._table_names():  # re-checked under the lock
-                self._conn.execute(f"PRAGMA application_id={schema.APPLICATION_ID}")
-                for statement in schema.SCHEMA:
-                    self._conn.execute(statement)
-                self._conn.execute(
-                    "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
-                    (schema.SCHEMA_VERSION, int(time.time() * 1_000_000)),
-                )
-        found = self._conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
-        if found is None or found > schema.SCHEMA_VERSION:
-            raise SchemaVersionError(
-                f"{self.path} has schema version {found}; this temporal-rag reads up to "
-                f"{schema.SCHEMA_VERSION}: upgrade temporal-rag"
-            )
-        if found < schema.SCHEMA_VERSION:
-            self._migrate(found)
-
-    def _migrate(self, found: int) -> None:
-        with self.transaction():
-            for version in range(found + 1, schema.SCHEMA_VERSION + 1):
-                for statement in schema.MIGRATIONS[version]:
-                    self._conn.execute(statement)
-                self._conn.execute(
-                    "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
-                    (version, int(time.time() * 1_000_000)),
-                )
-
-    def _table_names(self) -> set[str]:
-        rows = self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-        return {row[0] for row in rows}
-
-    @contextmanager
-    def _translated(self) -> Iterator[None]:
-        try:
-            yield
-        except sqlite3.OperationalError as exc:
-            if "locked" in str(exc) or "busy" in str(exc):
-                raise LedgerBusyError(f"ledger {self.path} is busy: {exc}") from exc
-            raise LedgerError(f"ledger {self.path}: {exc}") from exc
-        except sqlite3.DatabaseError as exc:
-            message = str(exc)
-            if "not a database" in message:
-                raise NotALedgerError(f"{self.path} is not an SQLite ledger file") from exc
-            if "malformed" in message or "corrupt" in message:
-                raise LedgerCorruptError(f"ledger {self.path} is damaged: {exc}") from exc
-            raise LedgerError(f"ledger {self.path}: {exc}") from exc
-        except UnicodeDecodeError as exc:  # damaged text (a name, a statement) is not UTF-8
-            raise LedgerCorruptError(f"ledger {self.path} is damaged: {exc}") from exc
 
     # ------------------------------------------------------------------ transactions
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        with self._translated():
-            self._begin()
+        with self._db.transaction():
             try:
                 yield
             except BaseException:
                 self._pending_keys.clear()
-                self._conn.execute("ROLLBACK")
                 raise
-            self._conn.execute("COMMIT")
-            self._commits += 1
-            self._keys.update(self._pending_keys)
-            self._pending_keys.clear()
+        self._keys.update(self._pending_keys)  # keys inserted by it are cached once committed
+        self._pending_keys.clear()
+
+    def snapshot(self) -> AbstractContextManager[None]:
+        return self._db.snapshot()
 
     def revision(self) -> tuple[int, int]:
-        # data_version moves when another connection commits; our own commits are counted.
-        with self._translated():
-            return int(self._conn.execute("PRAGMA data_version").fetchone()[0]), self._commits
+        return self._db.revision()
 
-    @contextmanager
-    def mirror_lock(self) -> Iterator[None]:
-        # A lock file beside the ledger: the SQLite lock would also stop the writers. An
-        # in-memory database (":memory:") has no other process to wait for.
-        if str(self.path) == ":memory:":
-            with self._mirror:
-                yield
-            return
-        with self._mirror, _file_lock(self.path.with_name(self.path.name + ".mirror-lock")):
-            yield
-
-    def _begin(self) -> None:
-        for attempt in range(self._busy_retries + 1):
-            try:
-                self._conn.execute("BEGIN IMMEDIATE")
-                return
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) and "busy" not in str(exc):
-                    raise
-                if attempt == self._busy_retries:
-                    raise LedgerBusyError(
-                        f"ledger {self.path} stayed locked by other writers for "
-                        f"{self._busy_retries + 1} x {self._busy_timeout:g}s; retry later or "
-                        "raise busy_timeout"
-                    ) from exc
-                time.sleep(random.uniform(0.01, 0.1) * (attempt + 1))
-
-    @contextmanager
-    def snapshot(self) -> Iterator[None]:
-        with self._translated():
-            self._conn.execute("BEGIN")
-            try:
-                yield
-            finally:
-                self._conn.execute("COMMIT")
+    def mirror_lock(self) -> AbstractContextManager[None]:
+        return self._db.mirror_lock()
 
     def close(self) -> None:
-        # Fresh statistics for the query planner; closing must not fail on a damaged file.
-        with suppress(sqlite3.Error):
-            self._conn.execute("PRAGMA optimize")
-        self._conn.close()
+        self._db.close()
 
     # ------------------------------------------------------------------ bookkeeping
     def last_record(self) -> tuple[Instant, int]:
@@ -252,7 +120,7 @@ class SQLiteBackend:
         found = self.key_id(key)
         if found is not None:
             return found, False
-        with self._translated():
+        with self._db.translated():
             cursor = self._conn.execute(
                 "INSERT INTO keys (namespace, subject, relation) VALUES (?, ?, ?)", tuple(key)
             )
@@ -263,14 +131,14 @@ class SQLiteBackend:
     # ------------------------------------------------------------------ streams
     def load_stream(self, key_id: int | None, stream: str) -> StreamState:
         everything = (key_id, stream, -(2**63))
-        with self._translated():
+        with self._db.translated():
             statements = self._conn.execute(schema.STREAM_STATEMENTS, everything).fetchall()
             versions = self._conn.execute(schema.STREAM_VERSIONS, everything).fetchall()
         return self._state(statements, versions, start=None)
 
     def load_tail(self, key_id: int | None, stream: str, before: Instant) -> StreamState:
         suffix = (key_id, stream, key_id, stream, before)
-        with self._translated():
+        with self._db.translated():
             statements = self._conn.execute(schema.SUFFIX_STATEMENTS, suffix).fetchall()
             versions = self._conn.execute(schema.SUFFIX_VERSIONS, suffix).fetchall()
         start = schema.suffix_start([row[3] for row in versions], before)
@@ -332,7 +200,7 @@ class SQLiteBackend:
 
     def known_fact_ids(self, fact_ids: list[str]) -> set[str]:
         known: set[str] = set()
-        with self._translated():
+        with self._db.translated():
             for start in range(0, len(fact_ids), 500):  # under SQLite's variable limit
                 chunk = fact_ids[start : start + 500]
                 marks = ", ".join("?" * len(chunk))
@@ -395,7 +263,7 @@ class SQLiteBackend:
             where += ["recorded_at <= ?", "retired_at > ?"]
             params += [known_at, known_at]
         sql = f"SELECT DISTINCT namespace FROM versions WHERE {' AND '.join(where)}"
-        with self._translated():
+        with self._db.translated():
             return [row[0] for row in self._conn.execute(sql, params).fetchall()]
 
     def key_versions(self, key_id: int, known_at: Instant) -> list[FactRow]:
@@ -425,7 +293,7 @@ class SQLiteBackend:
         if valid_at is not None:
             sql, params = schema.VISIBLE_ROWS_VALID, [*params, valid_at, valid_at]
         marks = ", ".join("?" * len(row_ids))
-        with self._translated():
+        with self._db.translated():
             rows = self._conn.execute(f"{sql} AND row_id IN ({marks})", [*params, *row_ids])
             return {row[0] for row in rows}
 
@@ -445,19 +313,19 @@ class SQLiteBackend:
 
     def export(self) -> tuple[list[StatementRow], list[VersionRow]]:
         statements = self._statements("ORDER BY seq", ())
-        with self._translated():
+        with self._db.translated():
             rows = self._conn.execute(
                 f"SELECT {schema.VERSION_COLUMNS} FROM versions ORDER BY row_id"
             )
             return statements, [schema.decode_version(row) for row in rows.fetchall()]
 
     def relations(self) -> dict[str, Cardinality]:
-        with self._translated():
+        with self._db.translated():
             rows = self._conn.execute("SELECT relation, cardinality FROM relations").fetchall()
         return {relation: Cardinality(value) for relation, value in rows}
 
     def keys(self) -> dict[int, FactKey]:
-        with self._translated():
+        with self._db.translated():
             rows = self._conn.execute("SELECT key_id, namespace, subject, relation FROM keys")
             return {row[0]: FactKey(*row[1:]) for row in rows.fetchall()}
 
@@ -477,18 +345,18 @@ class SQLiteBackend:
 
     # ------------------------------------------------------------------ helpers
     def _one(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
-        with self._translated():
+        with self._db.translated():
             return self._conn.execute(sql, params).fetchone()
 
     def _statements(self, clause: str, params: tuple[Any, ...]) -> list[StatementRow]:
-        with self._translated():
+        with self._db.translated():
             rows = self._conn.execute(
                 f"SELECT {schema.STATEMENT_COLUMNS} FROM statements {clause}", params
             ).fetchall()
         return [schema.decode_statement(row) for row in rows]
 
     def _fact_rows(self, sql: str, params: list[Any]) -> list[FactRow]:
-        with self._translated():
+        with self._db.translated():
             rows = self._conn.execute(sql, params).fetchall()
         return [
             (
@@ -497,32 +365,6 @@ class SQLiteBackend:
             )
             for row in rows
         ]
-
-
-@contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    """An exclusive advisory lock on ``path`` between processes (POSIX flock; elsewhere the
-    in-process lock alone)."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        yield
-        return
-    with path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _refuse_foreign_file(path: Path) -> None:
-    if path.is_dir():
-        raise NotALedgerError(f"{path} is a directory; pass the path of a ledger file")
-    if path.exists() and path.stat().st_size > 0:
-        with path.open("rb") as handle:
-            if handle.read(16) != b"SQLite format 3\x00":
-                raise NotALedgerError(f"{path} is not an SQLite ledger file (nothing was changed)")
 
 
 class SQLiteLedger(Ledger):
