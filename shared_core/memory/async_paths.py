@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any, Unpack
 from shared_core.facts import DEFAULT_NAMESPACE, ObjectValue
 from shared_core.memory.context import pack_context
 from shared_core.memory.hits import Added, Hit
-from shared_core.memory.options import SearchChanges, SearchOptions
-from shared_core.memory.writing import aplan_item, check_metadatas
+from shared_core.memory.options import CONTEXT_K, SearchChanges, SearchOptions
+from shared_core.memory.writing import Item, aplan_items
 
 if TYPE_CHECKING:
-    from shared_core.memory.core import Item, TemporalMemory
+    from shared_core.memory.core import TemporalMemory
 
 
 async def add(
@@ -85,20 +85,14 @@ async def add_many(
             valid_to=valid_to,
             **options,
         )
-    items = list(items)
-    check_metadatas(items, metadatas)
-    plans = [
-        await aplan_item(
-            memory.extractor,
-            item,
-            metadatas[i] if metadatas else {},
-            position=i,
-            namespace=namespace,
-            valid_from=valid_from,
-            valid_to=valid_to,
-        )
-        for i, item in enumerate(items)
-    ]
+    plans = await aplan_items(
+        memory.extractor,
+        list(items),
+        metadatas,
+        namespace=namespace,
+        valid_from=valid_from,
+        valid_to=valid_to,
+    )
     return await asyncio.to_thread(memory._write_plans, plans, **options)
 
 
@@ -130,8 +124,6 @@ async def context(
     **changes: Unpack[SearchChanges],
 ) -> str:
     """:meth:`context` for async callers (its search is :func:`search`)."""
-    from shared_core.memory.core import CONTEXT_K  # core imports this module
-
     base = options if options is not None else SearchOptions(k=CONTEXT_K)
     hits = await search(memory, query, base.merged(**changes))
     return pack_context(hits, token_budget=token_budget, count_tokens=count_tokens)

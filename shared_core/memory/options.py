@@ -20,6 +20,9 @@ from shared_core.errors import InvalidInputError
 from shared_core.facts import DEFAULT_NAMESPACE, check_namespace
 from shared_core.filters import Filter, as_filter
 
+CONTEXT_K = 20
+"""How many facts :meth:`TemporalMemory.context` retrieves unless told otherwise."""
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SearchOptions:

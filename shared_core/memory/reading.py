@@ -6,8 +6,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
-from shared_core.clock import Instant, from_instant
+from shared_core.clock import Clock, Instant, from_instant, to_instant
 from shared_core.dominance import (
     Candidate,
     ConflictDetector,
@@ -16,6 +17,8 @@ from shared_core.dominance import (
     shadows_by_survivor,
     temporal_dominance,
 )
+from shared_core.embedders.base import Embedder, check_vectors, embedding_call
+from shared_core.errors import EmbedderError, InvalidInputError
 from shared_core.filters import matches
 from shared_core.index.base import Vector, VectorIndex
 from shared_core.ledger.results import StoredVersion
@@ -71,6 +74,23 @@ class Reader:
         kept = {i: v for i, v in self._buffered_vectors.items() if i in held}
         kept.update((i, v) for i, v in vectors.items() if i in held)
         self._buffered_vectors = kept
+
+    def request(self, text: str | None, options: SearchOptions, *, clock: Clock) -> Query:
+        """The request with its times resolved (``valid_at`` defaults to ``clock``'s now);
+        ``text`` is None for a search by vector."""
+        if options.expand and self.expander is None:
+            raise InvalidInputError(
+                "expand", "needs a query expander", "pass expander=... to TemporalMemory"
+            )
+        now = options.valid_at if options.valid_at is not None else clock.now()
+        valid: Instant = to_instant(now, "valid_at")
+        known = None if options.known_at is None else to_instant(options.known_at, "known_at")
+        return Query(
+            text=text,
+            options=options,
+            valid_at=None if options.include_history else valid,
+            known_at=known,
+        )
 
     def variants(self, query: Query) -> list[str]:
         """The query and, when asked, the expander's rewrites of it."""
@@ -165,6 +185,27 @@ class Reader:
             fact_ids=ids, known_at=known, attributes=query.options.where is not None
         )
         return [v for v in versions if _visible(v, query)]
+
+
+def query_vectors(embedder: Embedder, texts: list[str]) -> list[tuple[str, Vector]]:
+    """Each query text with the embedder's query vector for it, checked."""
+    source = f"embedder {embedder.name!r}"
+    vectors = check_vectors(
+        [embedding_call(source, partial(embedder.embed_query, text)) for text in texts],
+        count=len(texts),
+        dimension=embedder.dimension,
+        source=source,
+    )
+    return list(zip(texts, vectors, strict=True))
+
+
+def query_vector(vector: Sequence[float], *, dimension: int) -> list[float]:
+    """A caller's query vector, checked (InvalidInputError unless ``dimension`` finite floats)."""
+    try:
+        checked = check_vectors([vector], count=1, dimension=dimension, source="vector")
+    except EmbedderError as exc:
+        raise InvalidInputError("vector", str(exc), f"pass {dimension} finite floats") from exc
+    return checked[0]
 
 
 class _Resolved:

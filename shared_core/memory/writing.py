@@ -1,17 +1,30 @@
-"""The write plan of TemporalMemory: each item (text or Fact) becomes the statements to store."""
+"""The write path of TemporalMemory: each item (text or Fact) becomes the statements to store
+(a :class:`Plan`), and a :class:`Writer` judges new prose, writes the statements to the ledger
+in one transaction and has the index mirror them."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from shared_core.clock import Clock, to_instant
 from shared_core.errors import InvalidInputError
 from shared_core.extractors.base import Extraction, Extractor
 from shared_core.facts import Fact
+from shared_core.index.base import Vector, VectorIndex
+from shared_core.ledger.prose import ProseSupersession
 from shared_core.ledger.results import WriteResult
+from shared_core.ledger.store import LedgerStore
+from shared_core.memory.claims import ClaimJudge, place_claims
 from shared_core.memory.hits import Added
+from shared_core.memory.prose_judge import ProseJudge, judge_batch
+from shared_core.memory.sync import IndexMirror
+
+Item = str | Fact
+"""What :meth:`TemporalMemory.add_many` takes: a text (run through the extractor) or a Fact."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +44,56 @@ def check_metadatas(items: Sequence[object], metadatas: Sequence[object] | None)
             f"has {len(metadatas)} entries for {len(items)} items",
             "pass one metadata mapping per item, or none",
         )
+
+
+def plan_items(
+    extractor: Extractor,
+    items: list[Item],
+    metadatas: Sequence[Mapping[str, Any]] | None,
+    *,
+    namespace: str,
+    valid_from: datetime | None,
+    valid_to: datetime | None,
+) -> list[Plan]:
+    """One :func:`plan_item` per item, after :func:`check_metadatas`."""
+    check_metadatas(items, metadatas)
+    return [
+        plan_item(
+            extractor,
+            item,
+            metadatas[i] if metadatas else {},
+            position=i,
+            namespace=namespace,
+            valid_from=valid_from,
+            valid_to=valid_to,
+        )
+        for i, item in enumerate(items)
+    ]
+
+
+async def aplan_items(
+    extractor: Extractor,
+    items: list[Item],
+    metadatas: Sequence[Mapping[str, Any]] | None,
+    *,
+    namespace: str,
+    valid_from: datetime | None,
+    valid_to: datetime | None,
+) -> list[Plan]:
+    """:func:`plan_items` with :func:`aplan_item`: one text after another."""
+    check_metadatas(items, metadatas)
+    return [
+        await aplan_item(
+            extractor,
+            item,
+            metadatas[i] if metadatas else {},
+            position=i,
+            namespace=namespace,
+            valid_from=valid_from,
+            valid_to=valid_to,
+        )
+        for i, item in enumerate(items)
+    ]
 
 
 def plan_item(
@@ -143,3 +206,88 @@ def added(plans: Sequence[Plan], results: Sequence[WriteResult]) -> list[Added]:
         position += len(plan.statements)
         out.append(Added(text=plan.text, writes=writes, problem=plan.problem))
     return out
+
+
+class Writer:
+    """Writes to the ledger under the memory's lock, then has the index mirror the write.
+
+    Planned statements are embedded first; new prose is then judged (a :class:`ClaimJudge`
+    makes claim statements of it, a :class:`ProseJudge` finds the prose it supersedes) against
+    everything the ledger holds, and all of it goes into one ledger transaction.
+    """
+
+    def __init__(
+        self, ledger: LedgerStore, index: VectorIndex, mirror: IndexMirror, lock: threading.RLock
+    ) -> None:
+        self._ledger = ledger
+        self._index = index
+        self._mirror = mirror
+        self._lock = lock
+
+    def write_plans(
+        self,
+        plans: Sequence[Plan],
+        *,
+        judge: ClaimJudge | ProseJudge | None,
+        clock: Clock,
+        replacing: Sequence[str],
+        merge_prose: bool,
+    ) -> list[Added]:
+        """Embed, judge and write what was planned; one :class:`Added` per plan."""
+        facts = [fact for plan in plans for fact in plan.statements]
+        texts = list(dict.fromkeys(fact.text for fact in facts))
+        vectors = dict(zip(texts, self._mirror.embed(texts), strict=True))
+        with self._lock:
+            facts = self._claims(judge, clock, facts, vectors)
+            edges = self._supersessions(judge, clock, facts, vectors)
+            options: dict[str, Any] = {"supersessions": edges} if edges else {}
+            if replacing:
+                options["replacing"] = replacing
+            if not merge_prose:
+                options["merge_prose"] = False
+            results = self._ledger.write_many(facts, **options)
+            self._mirror.written(vectors, results)
+        return added(plans, results)
+
+    def apply(self, operation: Callable[[], WriteResult]) -> WriteResult:
+        """Run one ledger write (a retraction, a correction, ...) and mirror it."""
+        with self._lock:
+            result = operation()
+            self._mirror.written({}, [result])
+            return result
+
+    def apply_all(self, operation: Callable[[], list[WriteResult]]) -> list[WriteResult]:
+        """Run a ledger write of several results (one transaction) and mirror it."""
+        with self._lock:
+            results = operation()
+            self._mirror.written({}, results)
+            return results
+
+    def _claims(
+        self,
+        judge: ClaimJudge | ProseJudge | None,
+        clock: Clock,
+        facts: list[Fact],
+        vectors: Mapping[str, Vector],
+    ) -> list[Fact]:
+        """``facts`` with the prose a ClaimJudge places made claim statements."""
+        if not isinstance(judge, ClaimJudge) or all(f.key is not None for f in facts):
+            return facts
+        self._mirror.catch_up()
+        now = to_instant(clock.now(), "clock.now()")
+        return place_claims(judge, facts, vectors, ledger=self._ledger, index=self._index, now=now)
+
+    def _supersessions(
+        self,
+        judge: ClaimJudge | ProseJudge | None,
+        clock: Clock,
+        facts: Sequence[Fact],
+        vectors: Mapping[str, Vector],
+    ) -> tuple[ProseSupersession, ...]:
+        """The prose supersessions to write with ``facts`` (none without a pairwise judge or
+        prose)."""
+        if not isinstance(judge, ProseJudge) or all(f.key is not None for f in facts):
+            return ()
+        self._mirror.catch_up()  # judge against everything the ledger holds
+        now = to_instant(clock.now(), "clock.now()")
+        return judge_batch(judge, facts, vectors, index=self._index, ledger=self._ledger, now=now)
