@@ -240,10 +240,15 @@ class ChromaIndex:
         return best_matches(found, k, valid_at, known_at, where)
 
     def row_ids(self) -> set[int]:
+        """Every row id in either collection: a crash between the two writes of a new live
+        row leaves it in ``live`` alone, and a full reconcile must see it there too."""
         with self._lock, translated("list row ids"):
             self._open()
             return {
-                int(row_id) for key in list(self._books) for row_id in all_ids(self._every(key))
+                int(row_id)
+                for key in list(self._books)
+                for collection in self._collections(key)
+                for row_id in all_ids(collection)
             }
 
     def remove(self, row_ids: Sequence[int]) -> None:

@@ -256,6 +256,19 @@ def test_an_index_of_the_live_and_hist_layout_is_converted_when_opened(client: A
     index.drop()
 
 
+def test_a_row_left_in_live_alone_by_a_crash_is_listed_and_removed(index: ChromaIndex) -> None:
+    # a crash between the two writes of a new live row (live first, then all) leaves it in
+    # live alone; a full reconcile lists the index's rows to remove those the ledger lacks
+    index.apply([rec(1)], {"fact-1": axis(0)}, ChangeCursor(1, 0))
+    live, every = index._collections(namespace_key("default"))
+    stray = every.get(ids=["1"], include=["embeddings", "documents", "metadatas"])
+    live.upsert(ids=["9"], embeddings=stray["embeddings"], metadatas=stray["metadatas"])
+    assert index.row_ids() == {1, 9}
+    index.remove([9])
+    assert index.row_ids() == {1}
+    assert live.get(ids=["9"])["ids"] == []
+
+
 def test_search_ef_reaches_new_and_existing_collections(client: Any) -> None:
     prefix = f"t{uuid.uuid4().hex[:12]}"
     with closing(ChromaIndex(client=client, prefix=prefix, search_ef=33, max_neighbors=8)) as index:
