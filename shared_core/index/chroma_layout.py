@@ -255,7 +255,7 @@ def search_past(
     where = visibility_where(valid_at, known_at, live=False)
     if condition is not None:
         where = both(where, filter_where(condition))
-    return query_nearest(every, query, min(k, count), where)
+    return query_nearest(every, query, filtered_size(k, count), where)
 
 
 def query_nearest(collection: Any, query: Any, n: int, where: Any) -> list[ScoredRow]:
@@ -326,13 +326,21 @@ def past_rows(
         kth = kept[k - 1][1] if len(kept) >= k else math.inf
         if settles(answer[-1][0] if answer else None, asked, count, kth):
             return [IndexMatch(row, None, 1.0 - distance) for row, distance in kept[:k]]
-    wanted = min(k, count)
+    wanted = filtered_size(k, count)
     refined = nearest_ids(every, query, wanted, where)
     if refined is None:  # fewer rows match, or HNSW came up short: count them all
         refined = exact_nearest_ids(every, query, wanted, where)
     _pool(nearest, refined)
     kept = _nearest_visible(nearest, k, visible_rows)
     return [IndexMatch(row, None, 1.0 - distance) for row, distance in kept[:k]]
+
+
+def filtered_size(k: int, count: int) -> int:
+    """How many rows a filtered query asks for: ``OVERFETCH * k``, not ``k``. Its cost is
+    the metadata scan, not ``n``; a larger ``n`` widens HNSW's filtered search, which with
+    ``k`` alone can miss the nearest matching row in a graph crowded by near-duplicates that
+    the filter hides, and when fewer rows match than asked they are counted exactly."""
+    return min(OVERFETCH * k, count)
 
 
 def _widening(k: int, count: int) -> list[int]:
