@@ -22,6 +22,18 @@ RowCheck = Callable[[Sequence[int]], Collection[int]]
 """The caller's account of visibility: given row ids, the ones a search may return."""
 
 
+@runtime_checkable
+class RowLister(Protocol):
+    """A :data:`RowCheck` that can also list, unasked, the rows it may keep."""
+
+    def __call__(self, row_ids: Sequence[int]) -> Collection[int]: ...
+
+    def list_rows(self, limit: int) -> Sequence[int] | None:
+        """Every row the check may keep (a superset of what it keeps is allowed), when there
+        are at most ``limit``; None when there are more."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class IndexMatch:
     """One search result: the version row, its fact id and the cosine similarity to the query.
@@ -92,7 +104,9 @@ class VectorIndex(Protocol):
         index may leave ``fact_id`` None where reading it would cost (the same rows and scores
         either way). ``visible_rows`` (with ``rows_only``): the caller's own check of which
         rows are visible and match ``where`` (the ledger, the source of truth); an index may
-        call it instead of reading its records' metadata (the same rows when both agree).
+        call it instead of reading its records' metadata (the same rows when both agree). A
+        :class:`RowLister` may also be asked for the visible rows outright, where few are
+        visible and a filtered search would cost more than their distances.
         """
         ...
 

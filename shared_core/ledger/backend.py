@@ -149,6 +149,13 @@ class Backend(Protocol):
         time), read without decoding them."""
         ...
 
+    def list_visible_rows(
+        self, namespace: str, valid_at: Instant | None, known_at: Instant, limit: int
+    ) -> list[int] | None:
+        """Every version row :meth:`visible_rows` would keep, when there are at most
+        ``limit`` (else None), found without being given candidates."""
+        ...
+
     def changed_versions(
         self, after_row: int, retired_from: Instant, *, strict: bool, limit: int
     ) -> list[FactRow]:

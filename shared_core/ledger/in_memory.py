@@ -246,13 +246,17 @@ class InMemoryBackend:
         self, row_ids: list[int], namespace: str, valid_at: Instant | None, known_at: Instant
     ) -> set[int]:
         rows = (self._versions[i] for i in row_ids if i in self._versions)
-        return {
-            row.row_id
-            for row in rows
-            if row.namespace == namespace
-            and row.recorded_at <= known_at < row.retired_at
-            and (valid_at is None or row.valid_from <= valid_at < row.valid_to)
-        }
+        return {row.row_id for row in rows if _visible(row, namespace, valid_at, known_at)}
+
+    def list_visible_rows(
+        self, namespace: str, valid_at: Instant | None, known_at: Instant, limit: int
+    ) -> list[int] | None:
+        found = [
+            row_id
+            for row_id, row in sorted(self._versions.items())
+            if _visible(row, namespace, valid_at, known_at)
+        ]
+        return None if len(found) > limit else found
 
     def changed_versions(
         self, after_row: int, retired_from: Instant, *, strict: bool, limit: int
@@ -313,6 +317,14 @@ class InMemoryBackend:
 
     def close(self) -> None:
         self._closed = True
+
+
+def _visible(row: VersionRow, namespace: str, valid_at: Instant | None, known_at: Instant) -> bool:
+    return (
+        row.namespace == namespace
+        and row.recorded_at <= known_at < row.retired_at
+        and (valid_at is None or row.valid_from <= valid_at < row.valid_to)
+    )
 
 
 class InMemoryLedger(Ledger):

@@ -199,6 +199,25 @@ class LedgerReads:
         with self._lock, self._backend.snapshot():
             return self._backend.visible_rows(list(row_ids), namespace, valid, known)
 
+    def list_visible_rows(
+        self,
+        *,
+        namespace: str,
+        valid_at: datetime | None,
+        known_at: datetime | None = None,
+        limit: int,
+    ) -> list[int] | None:
+        """Every version row a search in ``namespace`` at (``valid_at``, ``known_at``) may show
+        (as :meth:`visible_rows` decides), by row id, when there are at most ``limit``; None
+        when there are more. For an index whose filtered search costs more than computing the
+        distance of each such row (few rows believed long ago, say)."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+            raise InvalidInputError("limit", f"is {limit!r}", "pass a whole number >= 0")
+        valid = None if valid_at is None else to_instant(valid_at, "valid_at")
+        known = _NOW_KNOWN if known_at is None else to_instant(known_at, "known_at")
+        with self._lock, self._backend.snapshot():
+            return self._backend.list_visible_rows(namespace, valid, known, limit)
+
     # ----------------------------------------------------------------- internals
     def _now(self) -> Instant:
         return to_instant(self._clock.now(), "clock.now()")

@@ -345,6 +345,16 @@ class PostgresBackend:
             sql, params = postgres_schema.VISIBLE_ROWS_VALID, [*params, valid_at, valid_at]
         return {row[0] for row in self._all(sql, [*params, list(row_ids)])}
 
+    def list_visible_rows(
+        self, namespace: str, valid_at: Instant | None, known_at: Instant, limit: int
+    ) -> list[int] | None:
+        params: list[Any] = [namespace, known_at, known_at]
+        sql = postgres_schema.LIST_VISIBLE_ROWS
+        if valid_at is not None:
+            sql, params = postgres_schema.LIST_VISIBLE_ROWS_VALID, [*params, valid_at, valid_at]
+        rows = self._all(sql, [*params, limit + 1])
+        return None if len(rows) > limit else [row[0] for row in rows]
+
     def changed_versions(
         self, after_row: int, retired_from: Instant, *, strict: bool, limit: int
     ) -> list[FactRow]:

@@ -151,6 +151,8 @@ RETIRED_SINCE = schema.RETIRED_SINCE.replace("?", "%s")
 INSERTED_AFTER = schema.INSERTED_AFTER.replace("?", "%s")
 VISIBLE_ROWS = schema.VISIBLE_ROWS.replace("?", "%s") + " AND row_id = ANY(%s)"
 VISIBLE_ROWS_VALID = schema.VISIBLE_ROWS_VALID.replace("?", "%s") + " AND row_id = ANY(%s)"
+LIST_VISIBLE_ROWS = schema.LIST_VISIBLE_ROWS.replace("?", "%s")
+LIST_VISIBLE_ROWS_VALID = schema.LIST_VISIBLE_ROWS_VALID.replace("?", "%s")
 COUNT_RETIRED_AT = schema.COUNT_RETIRED_AT.replace("?", "%s")
 FACT_SELECT = schema.FACT_SELECT
 STATEMENT_COLUMNS = schema.STATEMENT_COLUMNS

@@ -145,6 +145,10 @@ VISIBLE_ROWS = (
     "SELECT row_id FROM versions WHERE namespace = ? AND recorded_at <= ? AND retired_at > ?"
 )
 VISIBLE_ROWS_VALID = VISIBLE_ROWS + " AND valid_from <= ? AND valid_to > ?"
+# Every visible row, by row id, at most the LIMIT (one more than the caller's limit tells it
+# there are too many).
+LIST_VISIBLE_ROWS = VISIBLE_ROWS + " ORDER BY row_id LIMIT ?"
+LIST_VISIBLE_ROWS_VALID = VISIBLE_ROWS_VALID + " ORDER BY row_id LIMIT ?"
 # The write path's statements, built once (sqlite3 caches prepared statements by their text).
 INSERT_STATEMENT = (
     f"INSERT INTO statements ({STATEMENT_COLUMNS}) "

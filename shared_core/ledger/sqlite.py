@@ -297,6 +297,17 @@ class SQLiteBackend:
             rows = self._conn.execute(f"{sql} AND row_id IN ({marks})", [*params, *row_ids])
             return {row[0] for row in rows}
 
+    def list_visible_rows(
+        self, namespace: str, valid_at: Instant | None, known_at: Instant, limit: int
+    ) -> list[int] | None:
+        params: list[Any] = [namespace, known_at, known_at]
+        sql = schema.LIST_VISIBLE_ROWS
+        if valid_at is not None:
+            sql, params = schema.LIST_VISIBLE_ROWS_VALID, [*params, valid_at, valid_at]
+        with self._db.translated():
+            rows = self._conn.execute(sql, [*params, limit + 1]).fetchall()
+        return None if len(rows) > limit else [row[0] for row in rows]
+
     def changed_versions(
         self, after_row: int, retired_from: Instant, *, strict: bool, limit: int
     ) -> list[FactRow]:

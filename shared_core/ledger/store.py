@@ -114,4 +114,12 @@ class LedgerStore(Protocol):
         valid_at: datetime | None,
         known_at: datetime | None = ...,
     ) -> set[int]: ...
+    def list_visible_rows(
+        self,
+        *,
+        namespace: str,
+        valid_at: datetime | None,
+        known_at: datetime | None = ...,
+        limit: int,
+    ) -> list[int] | None: ...
     def close(self) -> None: ...

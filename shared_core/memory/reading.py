@@ -154,7 +154,7 @@ class Reader:
                 known_at=query.known_at,
                 where=query.options.where,
                 rows_only=True,  # every row is read from the ledger
-                visible_rows=resolved.visible,
+                visible_rows=resolved,
             )
             scored = [(m.row_id, m.score) for m in matches]
             retrieved.update(row_id for row_id, _ in scored)
@@ -221,6 +221,24 @@ class _Resolved:
         self._known = None if query.known_at is None else from_instant(query.known_at)
         self._versions: dict[int, StoredVersion | None] = {v.record.row_id: v for v in read}
         self._shown: dict[int, bool] = {}
+        self._listed: set[int] | None = None  # every visible row, once listed
+
+    def __call__(self, row_ids: Sequence[int]) -> set[int]:
+        return self.visible(row_ids)
+
+    def list_rows(self, limit: int) -> list[int] | None:
+        """Every row visible at the query's times (before its ``where``), when at most
+        ``limit`` (:class:`~shared_core.index.base.RowLister`)."""
+        query = self._query
+        listed = self._ledger.list_visible_rows(
+            namespace=query.options.namespace,
+            valid_at=None if query.valid_at is None else from_instant(query.valid_at),
+            known_at=self._known,
+            limit=limit,
+        )
+        if listed is not None:
+            self._listed = set(listed)
+        return listed
 
     def versions(self, row_ids: Sequence[int]) -> dict[int, StoredVersion | None]:
         """Each row's version (None: the ledger does not show it, an index that lags behind)."""
@@ -242,6 +260,8 @@ class _Resolved:
         if query.options.where is not None:
             found = self.versions(row_ids).items()
             return {row for row, v in found if v is not None and _visible(v, query)}
+        if self._listed is not None:
+            return {r for r in row_ids if r in self._listed}
         missing = [r for r in dict.fromkeys(row_ids) if r not in self._shown]
         if missing:
             valid = None if query.valid_at is None else from_instant(query.valid_at)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
 import pytest
@@ -200,7 +200,20 @@ class IndexConformance:
                         and matches(condition, r.attributes)
                     ]
                     caller_check = _row_check({r.row_id for r in visible})
-                    for rows_only, check in ((False, None), (True, None), (True, caller_check)):
+                    lister = RowsListed(
+                        {r.row_id for r in visible},
+                        {
+                            r.row_id
+                            for r in latest.values()
+                            if r.namespace == namespace and r.visible(valid_at, known_at)
+                        },
+                    )
+                    for rows_only, check in (
+                        (False, None),
+                        (True, None),
+                        (True, caller_check),
+                        (True, lister),
+                    ):
                         found = index.search(
                             query,
                             k=k,
@@ -491,3 +504,20 @@ def check_top_k(
 def _row_check(visible: set[int]) -> Callable[[Sequence[int]], set[int]]:
     """A caller's check of visibility (``visible_rows``) that knows the visible rows."""
     return lambda rows: {row for row in rows if row in visible}
+
+
+@dataclass
+class RowsListed:
+    """A caller's check of visibility that can also list its rows (a ``RowLister``): it keeps
+    ``visible``, and lists ``listed`` (the rows visible before a ``where``, a superset)."""
+
+    visible: set[int]
+    listed: set[int]
+    asked: list[int] = field(default_factory=list)  # each limit it was asked to list under
+
+    def __call__(self, rows: Sequence[int]) -> set[int]:
+        return {row for row in rows if row in self.visible}
+
+    def list_rows(self, limit: int) -> list[int] | None:
+        self.asked.append(limit)
+        return sorted(self.listed) if len(self.listed) <= limit else None

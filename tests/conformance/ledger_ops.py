@@ -314,9 +314,25 @@ class Replay:
                     valid_at=None if valid_at is None else from_instant(valid_at),
                     known_at=known_at,
                 )
-                assert shown == {
+                expected = {
                     r.row_id for r in records if r.namespace == ns and r.visible(valid_at, known)
                 }
+                assert shown == expected
+                self.check_listing(ns, valid_at, known_at, sorted(expected))
+
+    def check_listing(
+        self, ns: str, valid_at: int | None, known_at: datetime | None, expected: list[int]
+    ) -> None:
+        """``list_visible_rows`` lists what ``visible_rows`` keeps, by row id, or says None
+        when there are more than its limit."""
+        for limit in {0, len(expected) - 1, len(expected), len(expected) + 5} - {-1}:
+            listed = self.ledger.list_visible_rows(
+                namespace=ns,
+                valid_at=None if valid_at is None else from_instant(valid_at),
+                known_at=known_at,
+                limit=limit,
+            )
+            assert listed == (expected if len(expected) <= limit else None)
 
     def all_row_ids(self) -> list[int]:
         return [version.row_id for version in self.ledger.export()[1]]

@@ -68,6 +68,22 @@ class TestChromaIndex(IndexConformance):
             ChromaIndex(client=self.client, prefix=prefix).drop()
 
 
+class TestChromaIndexListingRows(TestChromaIndex):
+    """ChromaIndex whose past searches, where unfiltered answers settle nothing, ask a caller
+    that lists its visible rows for them whenever it can (every collection counts as large)."""
+
+    examples = 30
+
+    @pytest.fixture(autouse=True)
+    def _client(self, chroma_client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        from shared_core.index import chroma_layout
+
+        self.client = chroma_client
+        monkeypatch.setattr(chroma_layout, "OVERFETCH", 1)  # k rows, then no wider query
+        monkeypatch.setattr(chroma_layout, "WIDER", 1)
+        monkeypatch.setattr(chroma_layout, "LISTING_SHARE", 1)
+
+
 @pytest.fixture(scope="module")
 def chroma_http_client(chroma_url: str) -> Iterator[Any]:
     pytest.importorskip("chromadb")

@@ -17,7 +17,16 @@ import pytest
 from shared_core.clock import OPEN
 from shared_core.errors import InvalidInputError, MissingDependencyError, VectorIndexError
 from shared_core.ledger.results import ChangeCursor, VersionRecord
-from tests.conformance.index_suite import DIM, EMBEDDER, NOW, axis, current, mix, rec
+from tests.conformance.index_suite import (
+    DIM,
+    EMBEDDER,
+    NOW,
+    RowsListed,
+    axis,
+    current,
+    mix,
+    rec,
+)
 
 chromadb = pytest.importorskip("chromadb")
 
@@ -219,6 +228,58 @@ def test_a_past_search_whose_caller_checks_visibility_reads_ids_and_distances_al
     assert by_ids == [("all", 2 * over, True)]  # one query: as-of costs what plain top-k does
     assert asked == []
     assert len(checked[-1]) == 4  # the nearest 2k rows were checked, and they sufficed
+
+
+def test_a_past_search_with_few_visible_rows_reads_their_distances_instead_of_filtering(
+    index: ChromaIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # broke: at a million records, one as-of search in six settled nothing unfiltered and fell
+    # back to Chroma's filtered query, 2-5 s, though most of them had no visible row at all
+    by_ids: list[tuple[int, bool]] = []  # (n_results, unfiltered)
+    query_ids = chroma_layout.nearest_ids
+
+    def spy(collection: Any, query: Any, n: int, where: Any = None) -> Any:
+        by_ids.append((n, where is None))
+        return query_ids(collection, query, n, where)
+
+    monkeypatch.setattr(chroma_layout, "nearest_ids", spy)
+    stale = [rec(i, "stale", recorded_at=5, retired_at=6) for i in range(10, 110)]
+    rows = [rec(1, recorded_at=5), rec(3, "ended", valid_to=9, recorded_at=5), *stale]
+    vectors = {"fact-1": mix(0, 1, 0.5), "ended": mix(0, 1, 0.3), "stale": axis(0)}
+    index.apply(rows, vectors, ChangeCursor(110, 6))
+
+    def past(k: int, lister: RowsListed) -> list[int]:
+        found = index.search(
+            axis(0),
+            k=k,
+            namespace="default",
+            valid_at=7,
+            known_at=None,
+            rows_only=True,
+            visible_rows=lister,
+        )
+        return [m.row_id for m in found]
+
+    over, wider = chroma_layout.OVERFETCH, chroma_layout.WIDER * chroma_layout.OVERFETCH
+    limit = len(rows) // chroma_layout.LISTING_SHARE
+    # 2 visible rows of 102: listed, and their distances read by id; row 999 (listed by the
+    # ledger, not yet in the index) is left out
+    lister = RowsListed({1, 3, 999}, {1, 3, 999})
+    assert limit >= 3
+    assert past(2, lister) == [3, 1]
+    assert lister.asked == [limit]
+    assert by_ids == [(2 * over, True), (2 * wider, True)]  # no filtered query
+    # a where the caller applies: the listing is a superset, the check still decides
+    assert past(2, RowsListed({1}, {1, 3})) == [1]
+    # too many to list: the filtered query, as before
+    by_ids.clear()
+    crowded = RowsListed({1, 3}, set(range(1000, 1000 + limit)) | {1, 3})
+    assert past(1, crowded) == [3]
+    assert by_ids == [(over, True), (wider, True), (over, False)]
+    # nothing visible: an empty answer, and still no filtered query
+    by_ids.clear()
+    assert past(1, RowsListed(set(), set())) == []
+    assert by_ids == [(over, True), (wider, True)]
 
 
 @pytest.mark.parametrize("rows_only", [False, True])

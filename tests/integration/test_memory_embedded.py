@@ -296,3 +296,57 @@ def test_a_lagging_index_never_surfaces_a_retired_version_as_of_the_past(
             hits = m.search("Maria lives in Berlin.", k=3, valid_at=valid_at, known_at=known_at)
             assert "Maria lives in Berlin." not in texts(hits), (valid_at, known_at)
         assert "Maria lives in Lisbon." in texts(m.search("Maria lives in", k=3, valid_at=d(2021)))
+
+
+def test_a_past_search_that_lists_the_visible_rows_answers_as_the_filtered_one(
+    tmp_path: Path, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the reader lets Chroma ask the ledger for the visible rows (few of them) instead of
+    # running a filtered query: the answers must not change, with or without a where
+    from shared_core.index import chroma_layout
+    from shared_core.ledger import ledger_reads
+
+    monkeypatch.setattr(chroma_layout, "OVERFETCH", 1)  # unfiltered answers settle little
+    monkeypatch.setattr(chroma_layout, "WIDER", 1)
+    listings: list[int | None] = []
+    listing = ledger_reads.LedgerReads.list_visible_rows
+
+    def spy(self: Any, **options: Any) -> list[int] | None:
+        listed = listing(self, **options)
+        listings.append(None if listed is None else len(listed))
+        return listed
+
+    monkeypatch.setattr(ledger_reads.LedgerReads, "list_visible_rows", spy)
+    ledger = SQLiteLedger(tmp_path / "ledger.sqlite", clock=clock)
+    index = ChromaIndex(tmp_path / "index")
+    with TemporalMemory(ledger=ledger, index=index, embedder=HashingEmbedder(), clock=clock) as m:
+        berlin = lives(m, clock, "Berlin", d(2020))
+        lives(m, clock, "Porto", d(2023))
+        clock.advance(timedelta(days=1))
+        m.add_many(
+            [f"Maria once visited town number {n}." for n in range(30)],
+            metadatas=[{"kind": "trip"}] * 30,
+        )
+        clock.advance(timedelta(days=1))
+        m.correct(berlin, object="Lisbon", text="Maria lives in Lisbon.")
+        early = START + timedelta(days=1, hours=12)  # before the trips were recorded
+        asked = [
+            ({"valid_at": d(2021)}, None),
+            ({"valid_at": d(2021), "known_at": early}, None),
+            ({"valid_at": d(2024), "known_at": early}, None),
+            ({"valid_at": d(2024)}, {"kind": "trip"}),
+        ]
+
+        def answers(share: int) -> list[list[str]]:
+            monkeypatch.setattr(chroma_layout, "LISTING_SHARE", share)
+            return [
+                texts(m.search("Maria lives in Berlin.", k=3, where=where, **times))
+                for times, where in asked
+            ]
+
+        filtered = answers(10**9)  # never lists: every such search filters in Chroma
+        listings.clear()
+        assert answers(1) == filtered
+        assert listings
+        assert all(n is not None for n in listings)
+    assert filtered[1] == ["Maria lives in Berlin."]  # as known before the correction
