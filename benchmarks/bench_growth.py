@@ -5,7 +5,8 @@ One seeded history is built once per size in memory (keys whose values change ag
 each change retires one version row and adds two, so about half the rows end up retired), then
 copied into each ledger with ``Ledger.load`` (not timed). On each ledger: ``current`` and
 ``as_of`` (a past valid time, as known at a past record time) for one key, cycling through
-random keys, and single writes that supersede a key's value (one commit each). Sizes are
+random keys; ``list_visible_rows`` at random past times (a scan, reported beside the reads);
+and single writes that supersede a key's value (one commit each). Sizes are
 GROWTH_SIZES version rows (default 10,000 and 100,000; ``GROWTH_SIZES=10000,100000,1000000
 make bench-growth`` adds a million, about 10 minutes more). The aim: reads grow at most
 logarithmically (the largest no more than 2 x the smallest), writes stay constant per fact.
@@ -40,7 +41,7 @@ from benchmarks.reporting import (
     record_rate,
 )
 from shared_core import Fact, Ledger, ManualClock, PostgresLedger, SQLiteLedger
-from shared_core.clock import OPEN
+from shared_core.clock import OPEN, from_instant
 from shared_core.ledger.records import LedgerDump
 from tests.servers import drop_schema
 
@@ -49,7 +50,7 @@ NOW = datetime(2025, 1, 1, tzinfo=UTC)
 KEY_SHARE = 20  # about one key per 20 version rows: ~10 changes per key
 SIZES = tuple(int(n) for n in os.environ.get("GROWTH_SIZES", "10000,100000").split(","))
 SMOKE_SIZE = 2_000
-QUERIES, WRITES, ROUNDS = 500, 200, 5
+QUERIES, WRITES, ROUNDS, LISTINGS = 500, 200, 5, 50
 SEED = 1_717
 WRITES_PER_S = "single writes (/s)"
 GROWTH: Growth = {}
@@ -180,6 +181,45 @@ def test_reads_of_one_key(
     record_latency(benchmark, figures, timed, label, store=store, size=len(dump.versions))
     row = GROWTH.setdefault((store, len(dump.versions)), {})
     row[f"{read} (us)"] = 1e6 * median_seconds(benchmark, timed)[0]
+
+
+@pytest.mark.benchmark(group="cost growth: listing the visible rows")
+def test_listing_the_visible_rows(
+    benchmark: Any,
+    figures: list[str],
+    loaded: tuple[Ledger, LedgerDump],
+    store: str,
+    size: int,
+) -> None:
+    """``list_visible_rows`` at random past times, limit a tenth of the rows (what an as-of
+    search asks when few rows are visible): a scan of the namespace, not a read of one key,
+    so it grows with the ledger; reported beside the reads, not held to their aim."""
+    ledger, dump = loaded
+    rng = random.Random(SEED + 3)
+    span = max(1, (max(v.recorded_at for v in dump.versions) - dump.versions[0].recorded_at))
+    first = from_instant(dump.versions[0].recorded_at)
+    limit = len(dump.versions) // 10
+    listed: list[int | None] = []
+
+    def one() -> None:
+        known = first + timedelta(microseconds=rng.randrange(span))
+        valid = T0 + timedelta(hours=rng.randrange(len(dump.statements)))
+        found = ledger.list_visible_rows(
+            namespace="default", valid_at=valid, known_at=known, limit=limit
+        )
+        listed.append(None if found is None else len(found))
+
+    timed = Timed(one)
+    benchmark.pedantic(timed, rounds=LISTINGS, iterations=1)
+    counted = [n for n in listed if n is not None]
+    label = _label(store, dump, f"list_visible_rows, limit {limit:,}")
+    record_latency(benchmark, figures, timed, label, store=store, size=len(dump.versions))
+    figures.append(
+        f"    {len(counted)} of {len(listed)} calls listed (at most {max(counted, default=0):,} "
+        f"rows), the others stopped at the limit"
+    )
+    row = GROWTH.setdefault((store, len(dump.versions)), {})
+    row["list visible rows (us)"] = 1e6 * median_seconds(benchmark, timed)[0]
 
 
 @pytest.mark.benchmark(group="cost growth: single writes")
