@@ -222,6 +222,7 @@ class _Resolved:
         self._versions: dict[int, StoredVersion | None] = {v.record.row_id: v for v in read}
         self._shown: dict[int, bool] = {}
         self._listed: set[int] | None = None  # every visible row, once listed
+        self._listing: tuple[int, list[int] | None] | None = None  # (limit, the ledger's answer)
 
     def __call__(self, row_ids: Sequence[int]) -> set[int]:
         return self.visible(row_ids)
@@ -229,6 +230,12 @@ class _Resolved:
     def list_rows(self, limit: int) -> list[int] | None:
         """Every row visible at the query's times (before its ``where``), when at most
         ``limit`` (:class:`~shared_core.index.base.RowLister`)."""
+        if self._listing is not None:  # one scan of the ledger per search, however many vectors
+            asked, answer = self._listing
+            if answer is not None and len(answer) <= limit:
+                return answer
+            if answer is None and asked >= limit:
+                return None
         query = self._query
         listed = self._ledger.list_visible_rows(
             namespace=query.options.namespace,
@@ -236,6 +243,7 @@ class _Resolved:
             known_at=self._known,
             limit=limit,
         )
+        self._listing = limit, listed
         if listed is not None:
             self._listed = set(listed)
         return listed

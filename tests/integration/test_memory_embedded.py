@@ -319,7 +319,14 @@ def test_a_past_search_that_lists_the_visible_rows_answers_as_the_filtered_one(
     monkeypatch.setattr(ledger_reads.LedgerReads, "list_visible_rows", spy)
     ledger = SQLiteLedger(tmp_path / "ledger.sqlite", clock=clock)
     index = ChromaIndex(tmp_path / "index")
-    with TemporalMemory(ledger=ledger, index=index, embedder=HashingEmbedder(), clock=clock) as m:
+    rewrites = "Where is Maria's home?\nWhich city does Maria live in?"
+    with TemporalMemory(
+        ledger=ledger,
+        index=index,
+        embedder=HashingEmbedder(),
+        clock=clock,
+        expander=lambda prompt: rewrites,
+    ) as m:
         berlin = lives(m, clock, "Berlin", d(2020))
         lives(m, clock, "Porto", d(2023))
         clock.advance(timedelta(days=1))
@@ -349,4 +356,11 @@ def test_a_past_search_that_lists_the_visible_rows_answers_as_the_filtered_one(
         assert answers(1) == filtered
         assert listings
         assert all(n is not None for n in listings)
+        listings.clear()  # three query vectors, one listing: the ledger scans once per search
+        expanded = m.search("Maria lives in Berlin.", k=3, valid_at=d(2021), expand=2)
+        assert len(listings) == 1
+        monkeypatch.setattr(chroma_layout, "LISTING_SHARE", 10**9)
+        assert texts(m.search("Maria lives in Berlin.", k=3, valid_at=d(2021), expand=2)) == texts(
+            expanded
+        )
     assert filtered[1] == ["Maria lives in Berlin."]  # as known before the correction
