@@ -6,8 +6,8 @@ Built once per case, a case being where the index lives and its size: ``embedded
 ``chroma_url`` fixture: ``ChromaIndex.connect`` and a plain collection on the same server, under
 names of their own, deleted after the case), as ``INDEX_PLACES`` lists them (default
 ``embedded,server``), at each size of ``INDEX_SIZES`` (default ``10000,100000``; a million is
-opt-in: inserting 2 x 1M records took hours per place on 2 shared cores, see
-benchmarks/README.md). A size of N records holds N / 2 keys,
+opt-in: inserting 2 x 1M records takes about an hour per place on 2 cores, see
+benchmarks/README.md; ``INDEX_REUSE=folder`` keeps builds for later runs). A size of N records holds N / 2 keys,
 dimension 384. Each key has an older version, retired (corrected) in record time, and a current
 one; both are the key's random direction plus a little noise, so every current record has a
 stale near-duplicate, as in agent memory. Then, k = 10, on every case:
