@@ -9,8 +9,8 @@ names of their own, deleted after the case), as ``INDEX_PLACES`` lists them (def
 opt-in: inserting 2 x 1M records takes about an hour per place on 2 cores, see
 benchmarks/README.md; ``INDEX_REUSE=folder`` keeps builds for later runs). A size of N records
 holds N / 2 keys, dimension 384. Each key has an older version, retired (corrected) in record
-time, and a current one; both are the key's random direction plus a little noise, so every current record has a
-stale near-duplicate, as in agent memory. Then, k = 10, on every case:
+time, and a current one; both are the key's random direction plus a little noise, so every
+current record has a stale near-duplicate, as in agent memory. Then, k = 10, on every case:
 
 1. ``ChromaIndex.search`` of the current state (valid now, known now): the fast path;
 2. a raw, unfiltered Chroma query on a plain collection of the same N records (the floor this
