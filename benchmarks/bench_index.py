@@ -373,8 +373,31 @@ def _visible_keys(valid_at: int, known_at: int, keys: int) -> range:
     return range(max(0, known - keys + 1), min(known, keys - 1, valid_at - T0) + 1)
 
 
-def _any_visible(valid_at: int, known_at: int, keys: int) -> bool:
-    return len(_visible_keys(valid_at, known_at, keys)) > 0
+def _past_times(keys: int) -> Iterator[tuple[int, int]]:
+    """QUERIES random past (valid_at, known_at) over the records of ``keys`` keys, cycled."""
+    rng = random.Random(SEED)
+    return cycle(
+        [
+            (T0 + rng.randrange(2 * keys), R0 + rng.randrange(2 * keys) * SECOND)
+            for _ in range(QUERIES)
+        ]
+    )
+
+
+def _record_tail(
+    benchmark: Any, figures: list[str], timed: Timed, built: Built, what: str, why: str = ""
+) -> None:
+    """The median of a search's calls, then their mean and p90 (the rare slow ones count)."""
+    record_latency(
+        benchmark, figures, timed, f"ChromaIndex.search {what}, {built.case}", records=built.size
+    )
+    calls = sorted(timed.seconds)
+    mean, p90 = sum(calls) / len(calls), calls[int(0.9 * (len(calls) - 1))]
+    benchmark.extra_info.update(mean_us=round(mean * 1e6), p90_us=round(p90 * 1e6))
+    figures.append(
+        f"    {what}, {built.case}, over {len(calls)} calls: mean {mean * 1e3:,.1f} ms, "
+        f"p90 {p90 * 1e3:,.1f} ms{why}"
+    )
 
 
 @dataclass
@@ -392,15 +415,8 @@ class _Caller:
 
 @pytest.mark.benchmark(group="index search, k=10")
 def test_as_of_search(benchmark: Any, figures: list[str], built: Built) -> None:
-    rng = random.Random(SEED)
     keys = built.size // 2
-    times = cycle(
-        [
-            (T0 + rng.randrange(2 * keys), R0 + rng.randrange(2 * keys) * SECOND)
-            for _ in range(QUERIES)
-        ]
-    )
-    queries = _cycled(built.queries)
+    times, queries = _past_times(keys), _cycled(built.queries)
 
     def search() -> tuple[list[Any], int, int]:
         valid_at, known_at = next(times)
@@ -411,35 +427,22 @@ def test_as_of_search(benchmark: Any, figures: list[str], built: Built) -> None:
 
     timed = Timed(search)  # every query once: the mean and p90 need the rare slow ones
     found, valid_at, known_at = benchmark.pedantic(timed, rounds=QUERIES, iterations=1)
-    assert bool(found) == _any_visible(valid_at, known_at, keys), (valid_at, known_at)
+    assert bool(found) == bool(_visible_keys(valid_at, known_at, keys)), (valid_at, known_at)
     assert all(built.records[m.row_id].visible(valid_at, known_at) for m in found)
-    record_latency(
+    _record_tail(
         benchmark,
         figures,
         timed,
-        f"ChromaIndex.search as of the past, {built.case}",
-        records=built.size,
-    )
-    calls = sorted(timed.seconds)
-    mean, p90 = sum(calls) / len(calls), calls[int(0.9 * (len(calls) - 1))]
-    benchmark.extra_info.update(mean_us=round(mean * 1e6), p90_us=round(p90 * 1e6))
-    figures.append(
-        f"    as of the past, {built.case}, over {len(calls)} calls: mean {mean * 1e3:,.1f} ms, "
-        f"p90 {p90 * 1e3:,.1f} ms (the slow ones fell back to filtered queries)"
+        built,
+        "as of the past",
+        " (the slow ones fell back to filtered queries)",
     )
 
 
 @pytest.mark.benchmark(group="index search, k=10")
 def test_as_of_search_by_row_ids(benchmark: Any, figures: list[str], built: Built) -> None:
-    rng = random.Random(SEED)
     keys = built.size // 2
-    times = cycle(
-        [
-            (T0 + rng.randrange(2 * keys), R0 + rng.randrange(2 * keys) * SECOND)
-            for _ in range(QUERIES)
-        ]
-    )
-    queries = _cycled(built.queries)
+    times, queries = _past_times(keys), _cycled(built.queries)
 
     def search() -> tuple[list[Any], _Caller]:
         valid_at, known_at = next(times)
@@ -459,20 +462,7 @@ def test_as_of_search_by_row_ids(benchmark: Any, figures: list[str], built: Buil
     found, caller = benchmark.pedantic(timed, rounds=QUERIES, iterations=1)
     assert bool(found) == bool(caller.keys)
     assert all(caller([m.row_id]) for m in found)
-    record_latency(
-        benchmark,
-        figures,
-        timed,
-        f"ChromaIndex.search as of the past by row ids, the caller listing, {built.case}",
-        records=built.size,
-    )
-    calls = sorted(timed.seconds)
-    mean, p90 = sum(calls) / len(calls), calls[int(0.9 * (len(calls) - 1))]
-    benchmark.extra_info.update(mean_us=round(mean * 1e6), p90_us=round(p90 * 1e6))
-    figures.append(
-        f"    as of the past by row ids, {built.case}, over {len(calls)} calls: mean "
-        f"{mean * 1e3:,.1f} ms, p90 {p90 * 1e3:,.1f} ms"
-    )
+    _record_tail(benchmark, figures, timed, built, "as of the past by row ids, the caller listing")
 
 
 @pytest.mark.benchmark(group="index apply")
