@@ -94,6 +94,21 @@ def asked(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, object]]:
     return calls
 
 
+@pytest.fixture
+def by_ids(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, bool]]:
+    """Every query the index sends by ids and distances alone: (collection role, n_results,
+    unfiltered)."""
+    calls: list[tuple[str, int, bool]] = []
+    query_ids = chroma_layout.nearest_ids
+
+    def spy(collection: Any, query: Any, n: int, where: Any = None) -> Any:
+        calls.append((collection.name.rsplit("_", 1)[-1], n, where is None))
+        return query_ids(collection, query, n, where)
+
+    monkeypatch.setattr(chroma_layout, "nearest_ids", spy)
+    return calls
+
+
 def test_a_current_search_is_an_unfiltered_query_of_live(
     index: ChromaIndex, asked: list[tuple[str, int, object]]
 ) -> None:
@@ -175,18 +190,10 @@ def test_a_past_search_filters_only_where_over_fetching_proves_nothing(
 
 
 def test_a_past_search_whose_caller_checks_visibility_reads_ids_and_distances_alone(
-    index: ChromaIndex, asked: list[tuple[str, int, object]], monkeypatch: pytest.MonkeyPatch
+    index: ChromaIndex, asked: list[tuple[str, int, object]], by_ids: list[tuple[str, int, bool]]
 ) -> None:
     # broke: an as-of search read the metadata of every over-fetched hit of both collections
     # (3.6x plain top-k on SituatedQA) although the reader checks each row in the ledger anyway
-    by_ids: list[tuple[str, int, bool]] = []  # (collection role, n_results, unfiltered)
-    query_ids = chroma_layout.nearest_ids
-
-    def spy(collection: Any, query: Any, n: int, where: Any = None) -> Any:
-        by_ids.append((collection.name.rsplit("_", 1)[-1], n, where is None))
-        return query_ids(collection, query, n, where)
-
-    monkeypatch.setattr(chroma_layout, "nearest_ids", spy)
     stale = [rec(i, "stale", recorded_at=5, retired_at=6) for i in range(10, 70)]
     ended = rec(3, "ended", valid_to=9, recorded_at=5)
     index.apply(
@@ -231,18 +238,10 @@ def test_a_past_search_whose_caller_checks_visibility_reads_ids_and_distances_al
 
 
 def test_a_past_search_with_few_visible_rows_reads_their_distances_instead_of_filtering(
-    index: ChromaIndex, monkeypatch: pytest.MonkeyPatch
+    index: ChromaIndex, by_ids: list[tuple[str, int, bool]]
 ) -> None:
     # broke: at a million records, one as-of search in six settled nothing unfiltered and fell
     # back to Chroma's filtered query, 2-5 s, though most of them had no visible row at all
-    by_ids: list[tuple[int, bool]] = []  # (n_results, unfiltered)
-    query_ids = chroma_layout.nearest_ids
-
-    def spy(collection: Any, query: Any, n: int, where: Any = None) -> Any:
-        by_ids.append((n, where is None))
-        return query_ids(collection, query, n, where)
-
-    monkeypatch.setattr(chroma_layout, "nearest_ids", spy)
     stale = [rec(i, "stale", recorded_at=5, retired_at=6) for i in range(10, 110)]
     rows = [rec(1, recorded_at=5), rec(3, "ended", valid_to=9, recorded_at=5), *stale]
     vectors = {"fact-1": mix(0, 1, 0.5), "ended": mix(0, 1, 0.3), "stale": axis(0)}
@@ -268,18 +267,18 @@ def test_a_past_search_with_few_visible_rows_reads_their_distances_instead_of_fi
     assert limit >= 3
     assert past(2, lister) == [3, 1]
     assert lister.asked == [limit]
-    assert by_ids == [(2 * over, True), (2 * wider, True)]  # no filtered query
+    assert by_ids == [("all", 2 * over, True), ("all", 2 * wider, True)]  # no filtered query
     # a where the caller applies: the listing is a superset, the check still decides
     assert past(2, RowsListed({1}, {1, 3})) == [1]
     # too many to list: the filtered query, as before
     by_ids.clear()
     crowded = RowsListed({1, 3}, set(range(1000, 1000 + limit)) | {1, 3})
     assert past(1, crowded) == [3]
-    assert by_ids == [(over, True), (wider, True), (over, False)]
+    assert by_ids == [("all", over, True), ("all", wider, True), ("all", over, False)]
     # nothing visible: an empty answer, and still no filtered query
     by_ids.clear()
     assert past(1, RowsListed(set(), set())) == []
-    assert by_ids == [(over, True), (wider, True)]
+    assert by_ids == [("all", over, True), ("all", wider, True)]
 
 
 @pytest.mark.parametrize("rows_only", [False, True])
