@@ -34,11 +34,54 @@ class VersionQuery:
     relation: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class TailRead:
+    """A ``load_tail(key_id, stream, before)`` a write expects to make."""
+
+    key_id: int
+    stream: str
+    before: Instant
+
+
+@dataclass(frozen=True, slots=True)
+class ProseRead:
+    """A ``find_prose(namespace, text_key, valid_from, valid_to)`` a write expects to make."""
+
+    namespace: str
+    text_key: str
+    valid_from: Instant | None
+    valid_to: Instant | None
+
+
+@dataclass(frozen=True, slots=True)
+class WriteReads:
+    """The reads a write expects to start with, named before its transaction begins.
+
+    A backend on a server may run them in the round trip that takes its write lock, and answer
+    the write's first ``known_fact_ids``, ``load_tail`` and ``find_prose`` calls from them, so
+    that the lock is held for fewer round trips; an embedded backend may ignore them. They
+    are a hint: an answer given from them is one the call could get at that point of the
+    transaction (a tail read from an earlier ``before`` is a longer suffix, which plans the
+    same), and a call they do not cover is made as usual.
+    """
+
+    fact_ids: tuple[str, ...] = ()
+    tails: tuple[TailRead, ...] = ()
+    prose: tuple[ProseRead, ...] = ()
+
+
+NO_READS = WriteReads()
+
+
 class Backend(Protocol):
     """Rows in, rows out; one exclusive transaction at a time."""
 
-    def transaction(self) -> AbstractContextManager[None]:
-        """An exclusive, all-or-nothing unit of writes (rolled back on any exception)."""
+    reads_ahead: bool
+    """Whether ``transaction`` uses the reads it is told of (else nobody need name them)."""
+
+    def transaction(self, *, reads: WriteReads = NO_READS) -> AbstractContextManager[None]:
+        """An exclusive, all-or-nothing unit of writes (rolled back on any exception);
+        ``reads`` names what it will read first (see :class:`WriteReads`)."""
         ...
 
     def snapshot(self) -> AbstractContextManager[None]:

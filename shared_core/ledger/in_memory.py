@@ -14,7 +14,7 @@ from dataclasses import replace
 from shared_core.clock import OPEN, Clock, Instant
 from shared_core.errors import LedgerError
 from shared_core.facts import Cardinality, FactKey, Reason
-from shared_core.ledger.backend import FactRow, VersionQuery
+from shared_core.ledger.backend import NO_READS, FactRow, VersionQuery, WriteReads
 from shared_core.ledger.ledger import Ledger
 from shared_core.ledger.records import LedgerDump, StatementRow, VersionRow
 from shared_core.supersession import StreamState, Version
@@ -22,6 +22,8 @@ from shared_core.supersession import StreamState, Version
 
 class InMemoryBackend:
     """Rows in Python dicts; see :class:`~shared_core.ledger.backend.Backend`."""
+
+    reads_ahead = False  # its reads are local: nothing to gain by naming them first
 
     def __init__(self) -> None:
         self._statements: dict[int, StatementRow] = {}
@@ -38,7 +40,8 @@ class InMemoryBackend:
         self._mirror = threading.Lock()
 
     @contextmanager
-    def transaction(self) -> Iterator[None]:
+    def transaction(self, *, reads: WriteReads = NO_READS) -> Iterator[None]:
+        del reads  # see reads_ahead
         self._check_open()
         self._undo = []
         try:

@@ -36,14 +36,14 @@ from shared_core.facts import (
     key_relation,
 )
 from shared_core.ledger import prose
-from shared_core.ledger.backend import Backend
+from shared_core.ledger.backend import NO_READS, Backend, WriteReads
 from shared_core.ledger.ledger_feed import LedgerFeed
 from shared_core.ledger.ledger_reads import LedgerReads
 from shared_core.ledger.prose import ProseSupersession
 from shared_core.ledger.records import KIND_RETRACTION, StatementRow
 from shared_core.ledger.results import WriteResult
 from shared_core.ledger.views import check_input, statement_fields
-from shared_core.ledger.writing import Batch, Outcome, combine
+from shared_core.ledger.writing import Batch, Outcome, combine, expected_reads
 from shared_core.supersession import RULE_CORRECTION, RULE_UNDO, RULE_WITHDRAWAL
 
 __all__ = ["Ledger"]
@@ -106,7 +106,8 @@ class Ledger(LedgerReads, LedgerFeed):
     def write(self, fact: Fact) -> WriteResult:
         """Store one statement and apply the supersession rule (see :class:`Decision`)."""
         check_input(fact, "fact")
-        with self._write() as batch:
+        with self._write(expecting=[fact]) as batch:
+            batch.expect([fact])
             return batch.write_fact(fact)
 
     def write_many(
@@ -138,7 +139,7 @@ class Ledger(LedgerReads, LedgerFeed):
             check_input(fact, f"facts[{index}]")
         edges = prose.check_supersessions(supersessions)
         replaced = _fact_ids(replacing, "replacing")
-        with self._write() as batch:
+        with self._write(expecting=facts, merge_prose=merge_prose) as batch:
             batch.expect(facts)
             batch.merge_prose = merge_prose
             results = []
@@ -322,15 +323,28 @@ class Ledger(LedgerReads, LedgerFeed):
 
     # ----------------------------------------------------------------- internals
     @contextmanager
-    def _write(self, recorded_at: datetime | None = None) -> Iterator[Batch]:
-        """One transaction; ``recorded_at`` pins its record time (else each change is now)."""
-        with self._lock, self._backend.transaction():
+    def _write(
+        self,
+        recorded_at: datetime | None = None,
+        *,
+        expecting: list[Fact] | None = None,
+        merge_prose: bool = True,
+    ) -> Iterator[Batch]:
+        """One transaction; ``recorded_at`` pins its record time (else each change is now).
+        ``expecting``: the facts it writes first, whose reads a backend may run with its lock."""
+        with self._lock, self._backend.transaction(reads=self._reads(expecting, merge_prose)):
             last_time, last_seq = self._backend.last_record()
             now = max(to_instant(self._clock.now(), "clock.now()"), last_time)
             batch = Batch(self._backend, now=now, last_time=last_time, last_seq=last_seq)
             batch.pin(recorded_at)
             yield batch
             self._backend.set_last_record(batch.last_time, batch.last_seq)
+
+    def _reads(self, facts: list[Fact] | None, merge_prose: bool) -> WriteReads:
+        if not facts or not self._backend.reads_ahead:
+            return NO_READS
+        now = to_instant(self._clock.now(), "clock.now()")
+        return expected_reads(self._backend, facts, now=now, merge_prose=merge_prose)
 
     def _statements(self, fact_id: str) -> list[StatementRow]:
         rows = self._backend.statements_of_fact(fact_id)

@@ -8,7 +8,8 @@ ledgers share a database. Every write is one transaction holding the ledger's ad
 commits and never interleave a supersession, and version row ids grow in commit order, which the
 change feed relies on. A lost connection is :class:`LedgerUnavailableError` and leaves nothing
 half-written (the transaction rolls back on the server); the pool replaces the connection for
-the next call. This module holds the Backend's queries.
+the next call. A write's first reads go in the round trip of its lock
+(:mod:`shared_core.ledger.postgres_reads`). This module holds the Backend's queries.
 """
 
 from __future__ import annotations
@@ -21,15 +22,18 @@ from shared_core.clock import OPEN, Clock, Instant
 from shared_core.facts import Cardinality, FactKey, Reason
 from shared_core.ledger import postgres_schema
 from shared_core.ledger import schema as codecs
-from shared_core.ledger.backend import FactRow, VersionQuery
+from shared_core.ledger.backend import NO_READS, FactRow, ProseRead, VersionQuery, WriteReads
 from shared_core.ledger.ledger import Ledger
 from shared_core.ledger.postgres_connection import PostgresConnections, lock_id, redacted
+from shared_core.ledger.postgres_reads import ReadAhead
 from shared_core.ledger.records import LedgerDump, StatementRow, VersionRow
 from shared_core.supersession import StreamState, Version
 
 
 class PostgresBackend:
     """Statement and version rows in one PostgreSQL schema; see the Backend protocol."""
+
+    reads_ahead = True  # a write's first reads go in the round trip of its lock
 
     def __init__(
         self,
@@ -64,11 +68,14 @@ class PostgresBackend:
         self._clock_moved = False
         self._first_row = self._next_row = 0
         self._heads: dict[int, StatementRow] = {}  # statements it read, as they stand in it
+        self._reads = NO_READS  # the open transaction's first reads, and their answers
+        self._ahead = ReadAhead()
         self._db.open(create=create)
 
     # ------------------------------------------------------------------ transactions
     @contextmanager
-    def transaction(self) -> Iterator[None]:
+    def transaction(self, *, reads: WriteReads = NO_READS) -> Iterator[None]:
+        self._reads = reads
         try:
             with self._db.transaction(self._start_write, self._finish_write):
                 yield
@@ -79,14 +86,19 @@ class PostgresBackend:
             self._clock = None
             self._clock_moved = False
             self._heads.clear()
+            self._reads = NO_READS
+            self._ahead.clear()
         self._commits += 1
         self._keep_keys(self._pending_keys)
         self._pending_keys.clear()
 
     def _start_write(self, conn: Any) -> None:
-        last_time, last_seq, next_row = conn.execute(postgres_schema.WRITE_START).fetchone()
+        start = conn.execute(postgres_schema.WRITE_START)
+        self._ahead.send(conn, self._reads)
+        last_time, last_seq, next_row = start.fetchone()  # one round trip for all of them
         self._clock = int(last_time), int(last_seq)
         self._first_row = self._next_row = int(next_row)
+        self._ahead.receive()
 
     def _finish_write(self, conn: Any) -> None:
         if self._next_row > self._first_row:
@@ -186,17 +198,22 @@ class PostgresBackend:
         return _state(statements, versions, start=None)
 
     def load_tail(self, key_id: int | None, stream: str, before: Instant) -> StreamState:
-        keyed = key_id is not None
-        params = (*((key_id,) if keyed else ()), stream)
-        suffix = (*params, *params, before)
-        versions, statements = self._both(
-            postgres_schema.SUFFIX_VERSIONS_HEADED
-            if keyed
-            else postgres_schema.SUFFIX_VERSIONS_HEADED_PROSE,
-            suffix,
-            postgres_schema.SUFFIX_STATEMENTS if keyed else postgres_schema.SUFFIX_STATEMENTS_PROSE,
-            suffix,
-        )
+        read_ahead = self._ahead.tail(key_id, stream, before)
+        if read_ahead is not None:  # read from an earlier instant: a longer suffix
+            before, versions, statements = read_ahead
+        else:
+            keyed = key_id is not None
+            suffix = postgres_schema.tail_params(key_id, stream, before)
+            versions, statements = self._both(
+                postgres_schema.SUFFIX_VERSIONS_HEADED
+                if keyed
+                else postgres_schema.SUFFIX_VERSIONS_HEADED_PROSE,
+                suffix,
+                postgres_schema.SUFFIX_STATEMENTS
+                if keyed
+                else postgres_schema.SUFFIX_STATEMENTS_PROSE,
+                suffix,
+            )
         split = postgres_schema.N_STREAM_VERSION
         if self._clock is not None:  # in a write, under its lock
             for row in versions:
@@ -214,10 +231,12 @@ class PostgresBackend:
         return {stream: self.load_stream(key_id, stream) for (stream,) in rows}
 
     def insert_statement(self, row: StatementRow) -> None:
+        self._ahead.inserted_statement(row.fact_id, row.key_id, row.stream)
         self._execute(postgres_schema.INSERT_STATEMENT, codecs.statement_columns(row))
 
     def retire_statement(self, seq: int, at: Instant, reason: Reason) -> None:
         self._heads.pop(seq, None)
+        self._ahead.retired()
         self._execute(postgres_schema.RETIRE_STATEMENT, (at, *codecs.reason_columns(reason), seq))
 
     def insert_version(
@@ -225,6 +244,7 @@ class PostgresBackend:
     ) -> int:
         row_id = self._next_row  # under the write lock: the next commit's ids start after it
         self._next_row += 1
+        self._ahead.inserted_version(key_id, stream)
         self._execute(
             postgres_schema.INSERT_VERSION,
             (
@@ -245,6 +265,7 @@ class PostgresBackend:
         return row_id
 
     def retire_version(self, row_id: int, at: Instant, reason: Reason) -> None:
+        self._ahead.retired()
         self._execute(postgres_schema.RETIRE_VERSION, (at, *codecs.reason_columns(reason), row_id))
 
     # ------------------------------------------------------------------ reads
@@ -253,10 +274,10 @@ class PostgresBackend:
         return cached if cached is not None else self._statements("WHERE seq = %s", (seq,))[0]
 
     def known_fact_ids(self, fact_ids: list[str]) -> set[str]:
-        rows = self._all(
-            "SELECT DISTINCT fact_id FROM statements WHERE fact_id = ANY(%s)", (fact_ids,)
-        )
-        return {row[0] for row in rows}
+        read_ahead = self._ahead.known_fact_ids(fact_ids)
+        if read_ahead is not None:
+            return read_ahead
+        return {row[0] for row in self._all(postgres_schema.KNOWN_FACT_IDS, (fact_ids,))}
 
     def statements_of_fact(self, fact_id: str) -> list[StatementRow]:
         return self._statements("WHERE fact_id = %s ORDER BY seq", (fact_id,))
@@ -264,13 +285,11 @@ class PostgresBackend:
     def find_prose(
         self, namespace: str, text_key: str, valid_from: Instant | None, valid_to: Instant | None
     ) -> StatementRow | None:
-        clause = (
-            f"WHERE key_id IS NULL AND {postgres_schema.BELIEVED_SQL} AND namespace = %s "
-            "AND text_key = %s AND valid_to IS NOT DISTINCT FROM %s "
-            "AND (%s::bigint IS NULL OR valid_from = %s) LIMIT 1"
-        )
-        found = self._statements(clause, (namespace, text_key, valid_to, valid_from, valid_from))
-        return found[0] if found else None
+        rows = self._ahead.prose(ProseRead(namespace, text_key, valid_from, valid_to))
+        if rows is None:
+            params = postgres_schema.prose_params(namespace, text_key, valid_from, valid_to)
+            rows = self._all(postgres_schema.FIND_PROSE, params)
+        return codecs.decode_statement(rows[0]) if rows else None
 
     def query(self, query: VersionQuery) -> list[FactRow]:
         where = ["v.valid_from <= %s", "v.valid_to > %s"]

@@ -187,6 +187,27 @@ SUFFIX_STATEMENTS = schema.SUFFIX_STATEMENTS.replace("key_id IS ?", "key_id = %s
 SUFFIX_STATEMENTS_PROSE = schema.SUFFIX_STATEMENTS.replace("key_id IS ?", "key_id IS NULL").replace(
     "?", "%s"
 )
+KNOWN_FACT_IDS = "SELECT DISTINCT fact_id FROM statements WHERE fact_id = ANY(%s)"
+# Believed prose with this text key and valid time (valid_from NULL: any); see find_prose.
+FIND_PROSE = (
+    f"SELECT {STATEMENT_COLUMNS} FROM statements WHERE key_id IS NULL AND {BELIEVED_SQL} "
+    "AND namespace = %s AND text_key = %s AND valid_to IS NOT DISTINCT FROM %s "
+    "AND (%s::bigint IS NULL OR valid_from = %s) LIMIT 1"
+)
+
+
+def prose_params(
+    namespace: str, text_key: str, valid_from: int | None, valid_to: int | None
+) -> tuple[Any, ...]:
+    """FIND_PROSE's parameters."""
+    return namespace, text_key, valid_to, valid_from, valid_from
+
+
+def tail_params(key_id: int | None, stream: str, before: int) -> tuple[Any, ...]:
+    """The parameters of both suffix reads (SUFFIX_VERSIONS_HEADED and SUFFIX_STATEMENTS, or
+    their _PROSE twins when ``key_id`` is None)."""
+    params = (*((key_id,) if key_id is not None else ()), stream)
+    return (*params, *params, before)
 
 
 def install(conn: Any, schema_name: str, lock: int, where: str, *, create: bool) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 from shared_core.clock import OPEN, Clock, Instant
 from shared_core.facts import Cardinality, FactKey, Reason
 from shared_core.ledger import schema
-from shared_core.ledger.backend import FactRow, VersionQuery
+from shared_core.ledger.backend import NO_READS, FactRow, VersionQuery, WriteReads
 from shared_core.ledger.ledger import Ledger
 from shared_core.ledger.records import LedgerDump, StatementRow, VersionRow
 from shared_core.ledger.sqlite_connection import Durability, SQLiteConnection
@@ -29,6 +29,8 @@ __all__ = ["Durability", "SQLiteBackend", "SQLiteLedger"]
 
 class SQLiteBackend:
     """Statement and version rows in one SQLite file; see the Backend protocol."""
+
+    reads_ahead = False  # its reads are local: nothing to gain by naming them first
 
     def __init__(
         self,
@@ -53,7 +55,8 @@ class SQLiteBackend:
 
     # ------------------------------------------------------------------ transactions
     @contextmanager
-    def transaction(self) -> Iterator[None]:
+    def transaction(self, *, reads: WriteReads = NO_READS) -> Iterator[None]:
+        del reads  # see reads_ahead
         with self._db.transaction():
             try:
                 yield

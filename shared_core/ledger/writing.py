@@ -30,7 +30,7 @@ from shared_core.facts import (
     normalize_subject,
     normalize_text,
 )
-from shared_core.ledger.backend import Backend
+from shared_core.ledger.backend import Backend, ProseRead, TailRead, WriteReads
 from shared_core.ledger.records import (
     KIND_ASSERTION,
     KIND_RETRACTION,
@@ -197,8 +197,7 @@ class Batch:
         else:
             key_id, new_stream = self._backend.ensure_key(key)
             value = fact.object_key
-            many = self.cardinality(key.relation) is Cardinality.MANY
-            stream = value if many and value is not None else ""
+            stream = stream_of(self.cardinality(key.relation), value)
         if new_stream:  # nothing to load: the stream starts here
             self._streams.setdefault((key_id, stream), StreamState())
         row = statement_row(
@@ -412,6 +411,46 @@ class Batch:
             )
         believed = [r for r in existing if r.believed]
         return self._duplicate_of(believed[0]) if believed else Outcome(Decision.DUPLICATE)
+
+
+def stream_of(cardinality: Cardinality, value: str | None) -> str:
+    """A keyed statement's stream: its value under a MANY relation, else the key's one stream."""
+    return value if cardinality is Cardinality.MANY and value is not None else ""
+
+
+def expected_reads(
+    backend: Backend, facts: list[Fact], *, now: Instant, merge_prose: bool
+) -> WriteReads:
+    """The reads a batch writing ``facts`` starts with (see WriteReads), named before its
+    transaction from what the backend knows outside it: every fact id, the tail of each
+    keyed fact's stream when its key is stored (from its valid_from, or ``now`` for one that
+    defaults to its record time, which is no earlier), the stored prose a prose fact may
+    repeat. A fact whose times do not convert is left out: its write reports the error."""
+    tails: dict[tuple[int, str], Instant] = {}
+    prose: list[ProseRead] = []
+    for fact in facts:
+        try:
+            valid_from = None if fact.valid_from is None else to_instant(fact.valid_from)
+            valid_to = optional_instant(fact.valid_to, "valid_to")
+        except InvalidInputError:
+            continue
+        key = fact.key
+        if key is None:
+            if merge_prose:
+                text_key = normalize_text(fact.text)
+                prose.append(ProseRead(fact.namespace, text_key, valid_from, valid_to))
+            continue
+        key_id = backend.key_id(key)
+        if key_id is not None:
+            cardinality = backend.cardinality(key.relation) or Cardinality.ONE
+            handle = (key_id, stream_of(cardinality, fact.object_key))
+            since = now if valid_from is None else valid_from
+            tails[handle] = min(since, tails.get(handle, since))
+    return WriteReads(
+        fact_ids=tuple(fact.id for fact in facts),
+        tails=tuple(TailRead(key_id, stream, since) for (key_id, stream), since in tails.items()),
+        prose=tuple(prose),
+    )
 
 
 def _stored(version: Version, row_id: int, when: Instant) -> Version:

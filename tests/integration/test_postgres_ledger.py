@@ -6,6 +6,7 @@ import io
 import json
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -286,3 +287,55 @@ def test_a_loaded_ledger_has_planner_statistics(postgres_url: str, schema: str) 
             "SELECT reltuples FROM pg_class WHERE oid = %s::regclass", (f"{schema}.versions",)
         ).fetchone()
     assert rows > 0
+
+
+def _count_reads(ledger: PostgresLedger, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The backend's own queries from now on (the reads of a transaction's opening round trip,
+    which holds its lock, are not among them)."""
+    backend = ledger._backend
+    made: list[str] = []
+    for name in ("_one", "_all", "_both"):
+        original = getattr(backend, name)
+
+        def spy(*args: object, _original: object = original, _name: str = name) -> object:
+            made.append(f"{_name} {str(args[0])[:70]}")
+            return _original(*args)  # type: ignore[operator]
+
+        monkeypatch.setattr(backend, name, spy)
+    return made
+
+
+def test_a_write_to_a_stored_key_reads_everything_in_the_round_trip_of_its_lock(
+    postgres_url: str, schema: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each round trip between taking the write lock and the COMMIT is time no other writer
+    can use: a write's fact id, its stream's tail and stored prose are read with the lock."""
+    with PostgresLedger(postgres_url, schema=schema) as ledger:
+        ledger.declare("speaks", "many")
+        ledger.write_many([lives("Berlin", 2019), _speaks("German", 2019)])
+        ledger.write(Fact(text="Maria likes tea"))
+        assert [ledger.cardinality(r) for r in ("lives in", "speaks")] == ["one", "many"]
+        made = _count_reads(ledger, monkeypatch)
+        moved = ledger.write(lives("Lisbon", 2021))
+        undated = ledger.write(replace(lives("Porto", 2020), valid_from=None))
+        again = ledger.write(replace(lives("Porto", 2020), valid_from=None))
+        added = ledger.write(_speaks("Portuguese", 2021))
+        prose = ledger.write(Fact(text="Maria likes coffee"))
+        assert made == [], "\n".join(made)
+        assert ledger.write(Fact(text="maria likes tea")).decision == "duplicate"
+    assert [closed.object for closed in moved.closed] == ["Berlin"]
+    assert [closed.object for closed in undated.closed] == ["Lisbon"]
+    assert again.decision == "reinforced"
+    assert added.decision == "novel"
+    assert not added.closed
+    assert prose.decision == "novel"
+
+
+def _speaks(language: str, year: int) -> Fact:
+    return Fact(
+        text=f"Maria speaks {language}",
+        subject="Maria",
+        relation="speaks",
+        object=language,
+        valid_from=datetime(year, 1, 1, tzinfo=UTC),
+    )
