@@ -189,38 +189,37 @@ class PostgresBackend:
         # A key's stream by its id, prose by ``key_id IS NULL``: both indexed.
         keyed = key_id is not None
         params = (*((key_id,) if keyed else ()), stream, -(2**63))
-        statements, versions = self._both(
-            postgres_schema.STREAM_STATEMENTS if keyed else postgres_schema.STREAM_STATEMENTS_PROSE,
-            params,
-            postgres_schema.STREAM_VERSIONS if keyed else postgres_schema.STREAM_VERSIONS_PROSE,
-            params,
+        reads = postgres_schema.STREAM_READS[keyed]
+        statements, versions = self._both(reads[0], params, reads[1], params)
+        return self._loaded(
+            key_id, stream, codecs.decode_stream_state(statements, versions, start=None)
         )
-        return _state(statements, versions, start=None)
 
     def load_tail(self, key_id: int | None, stream: str, before: Instant) -> StreamState:
         read_ahead = self._ahead.tail(key_id, stream, before)
         if read_ahead is not None:  # read from an earlier instant: a longer suffix
             before, versions, statements = read_ahead
         else:
-            keyed = key_id is not None
+            reads = postgres_schema.SUFFIX_READS[key_id is not None]
             suffix = postgres_schema.tail_params(key_id, stream, before)
-            versions, statements = self._both(
-                postgres_schema.SUFFIX_VERSIONS_HEADED
-                if keyed
-                else postgres_schema.SUFFIX_VERSIONS_HEADED_PROSE,
-                suffix,
-                postgres_schema.SUFFIX_STATEMENTS
-                if keyed
-                else postgres_schema.SUFFIX_STATEMENTS_PROSE,
-                suffix,
-            )
+            versions, statements = self._both(reads[0], suffix, reads[1], suffix)
         split = postgres_schema.N_STREAM_VERSION
         if self._clock is not None:  # in a write, under its lock
             for row in versions:
                 head = codecs.decode_statement(row[split:])
                 self._heads[head.seq] = head
         start = codecs.suffix_start([row[3] for row in versions], before)
-        return _state(statements, [row[:split] for row in versions], start=start)
+        state = codecs.decode_stream_state(
+            statements, [row[:split] for row in versions], start=start
+        )
+        return self._loaded(key_id, stream, state)
+
+    def _loaded(self, key_id: int | None, stream: str, state: StreamState) -> StreamState:
+        if self._clock is not None:  # in a write: its retirements will name rows of it
+            seqs = [s.seq for s in state.statements]
+            row_ids = [v.row_id for v in state.versions if v.row_id is not None]
+            self._ahead.loaded(key_id, stream, seqs, row_ids)
+        return state
 
     def load_streams(self, key_id: int) -> dict[str, StreamState]:
         rows = self._all(
@@ -231,12 +230,14 @@ class PostgresBackend:
         return {stream: self.load_stream(key_id, stream) for (stream,) in rows}
 
     def insert_statement(self, row: StatementRow) -> None:
-        self._ahead.inserted_statement(row.fact_id, row.key_id, row.stream)
+        self._ahead.inserted_statement(
+            row.fact_id, row.key_id, row.stream, row.namespace, row.text_key
+        )
         self._execute(postgres_schema.INSERT_STATEMENT, codecs.statement_columns(row))
 
     def retire_statement(self, seq: int, at: Instant, reason: Reason) -> None:
         self._heads.pop(seq, None)
-        self._ahead.retired()
+        self._ahead.retired_statement(seq)
         self._execute(postgres_schema.RETIRE_STATEMENT, (at, *codecs.reason_columns(reason), seq))
 
     def insert_version(
@@ -265,7 +266,7 @@ class PostgresBackend:
         return row_id
 
     def retire_version(self, row_id: int, at: Instant, reason: Reason) -> None:
-        self._ahead.retired()
+        self._ahead.retired_version(row_id)
         self._execute(postgres_schema.RETIRE_VERSION, (at, *codecs.reason_columns(reason), row_id))
 
     # ------------------------------------------------------------------ reads
@@ -463,18 +464,6 @@ class PostgresBackend:
             )
             for row in self._all(sql, params)
         ]
-
-
-def _state(
-    statements: list[tuple[Any, ...]], versions: list[tuple[Any, ...]], *, start: Any
-) -> StreamState:
-    """The stream state these rows hold: complete, or the suffix from ``start`` on."""
-    return StreamState(
-        tuple(codecs.decode_stream_statement(row) for row in statements),
-        tuple(codecs.decode_stream_version(row) for row in versions),
-        complete=start is None,
-        start=start,
-    )
 
 
 class PostgresLedger(Ledger):

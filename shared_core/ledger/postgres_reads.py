@@ -6,12 +6,12 @@ read first (:class:`~shared_core.ledger.backend.WriteReads`: its fact ids, the t
 streams it writes, the stored prose it may repeat); :class:`ReadAhead` queues those reads in
 the lock's round trip and answers the backend's first calls from their rows.
 
-An answer is given only while it is still what the query would return: the known fact ids
-grow with the statements the write inserts; a stream's tail is given once, before the write
-inserts into that stream; stored prose is given once, before the write inserts prose. Any
-retirement drops every tail and prose answer not yet given (a retirement can change a stream
-the write has not loaded yet; the batch never does that today, but the rule does not depend
-on it).
+An answer is given only while it is still what the query would return, so that a batch of many
+facts gains too: the known fact ids grow with the statements the write inserts; a stream's tail
+is given once, and dropped when the write inserts into that stream or retires one of its rows
+(a retired row the write never loaded could be of any stream: then every tail not yet given is
+dropped); stored prose is given once, and dropped when the write inserts prose with the same
+text or retires the statement found.
 """
 
 from __future__ import annotations
@@ -34,6 +34,9 @@ class ReadAhead:
         self._tails: dict[tuple[int, str], tuple[Instant, Rows, Rows]] = {}
         self._prose: dict[ProseRead, Rows] = {}
         self._pending: list[tuple[object, Any, Any]] = []
+        # the stream of each statement and version row the write loaded, by seq and by row id
+        self._statement_streams: dict[int, tuple[int | None, str]] = {}
+        self._version_streams: dict[int, tuple[int | None, str]] = {}
 
     def send(self, conn: Any, reads: WriteReads) -> None:
         """Queue the reads on ``conn`` (in pipeline mode: sent with the next flush)."""
@@ -72,6 +75,8 @@ class ReadAhead:
         self._tails.clear()
         self._prose.clear()
         self._pending.clear()
+        self._statement_streams.clear()
+        self._version_streams.clear()
 
     # ------------------------------------------------------------------ answers
     def known_fact_ids(self, fact_ids: list[str]) -> set[str] | None:
@@ -95,19 +100,39 @@ class ReadAhead:
         return self._prose.pop(read, None)
 
     # ------------------------------------------------------------------ what the write changes
-    def inserted_statement(self, fact_id: str, key_id: int | None, stream: str) -> None:
+    def loaded(self, key_id: int | None, stream: str, seqs: list[int], row_ids: list[int]) -> None:
+        """The write loaded these rows of a stream (so a retirement of one names its stream)."""
+        self._statement_streams.update(dict.fromkeys(seqs, (key_id, stream)))
+        self._version_streams.update(dict.fromkeys(row_ids, (key_id, stream)))
+
+    def inserted_statement(
+        self, fact_id: str, key_id: int | None, stream: str, namespace: str, text_key: str
+    ) -> None:
         self._known.add(fact_id)
         self.inserted_version(key_id, stream)
         if key_id is None:
-            self._prose.clear()
+            for read in [
+                r for r in self._prose if (r.namespace, r.text_key) == (namespace, text_key)
+            ]:
+                del self._prose[read]
 
     def inserted_version(self, key_id: int | None, stream: str) -> None:
         if key_id is not None:
             self._tails.pop((key_id, stream), None)
 
-    def retired(self) -> None:
-        self._tails.clear()
-        self._prose.clear()
+    def retired_statement(self, seq: int) -> None:
+        for read in [r for r, rows in self._prose.items() if rows and rows[0][0] == seq]:
+            del self._prose[read]
+        self._drop_tail(self._statement_streams.get(seq))
+
+    def retired_version(self, row_id: int) -> None:
+        self._drop_tail(self._version_streams.get(row_id))
+
+    def _drop_tail(self, stream: tuple[int | None, str] | None) -> None:
+        if stream is None:
+            self._tails.clear()
+        elif stream[0] is not None:
+            self._tails.pop((stream[0], stream[1]), None)
 
 
 __all__ = ["ReadAhead"]

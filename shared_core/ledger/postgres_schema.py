@@ -187,6 +187,15 @@ SUFFIX_STATEMENTS = schema.SUFFIX_STATEMENTS.replace("key_id IS ?", "key_id = %s
 SUFFIX_STATEMENTS_PROSE = schema.SUFFIX_STATEMENTS.replace("key_id IS ?", "key_id IS NULL").replace(
     "?", "%s"
 )
+# A stream's two reads, by whether it is a key's (True) or prose (False).
+STREAM_READS = {
+    True: (STREAM_STATEMENTS, STREAM_VERSIONS),
+    False: (STREAM_STATEMENTS_PROSE, STREAM_VERSIONS_PROSE),
+}
+SUFFIX_READS = {
+    True: (SUFFIX_VERSIONS_HEADED, SUFFIX_STATEMENTS),
+    False: (SUFFIX_VERSIONS_HEADED_PROSE, SUFFIX_STATEMENTS_PROSE),
+}
 KNOWN_FACT_IDS = "SELECT DISTINCT fact_id FROM statements WHERE fact_id = ANY(%s)"
 # Believed prose with this text key and valid time (valid_from NULL: any); see find_prose.
 FIND_PROSE = (

@@ -11,7 +11,7 @@ from typing import Any
 from shared_core.clock import OPEN, Instant
 from shared_core.facts import Reason, ReasonKind, decode_object, encode_object
 from shared_core.ledger.records import StatementRow, VersionRow, light_statement
-from shared_core.supersession import Statement, Version
+from shared_core.supersession import Statement, StreamState, Version
 
 SCHEMA_VERSION = 3
 APPLICATION_ID = 0x54524147  # "TRAG": marks the file as a temporal-rag ledger
@@ -312,3 +312,16 @@ def decode_stream_version(row: tuple[Any, ...]) -> Version:
     """A row of STREAM_VERSIONS or SUFFIX_VERSIONS as the rule's Version."""
     end = decode_reason(row[5], row[6], row[7], row[8])
     return Version(row[0], row[1], row[2], row[3], row[4], end, row[9], row[10])
+
+
+def decode_stream_state(
+    statements: list[tuple[Any, ...]], versions: list[tuple[Any, ...]], *, start: Instant | None
+) -> StreamState:
+    """The stream state rows of STREAM_/SUFFIX_STATEMENTS and _VERSIONS hold: complete, or the
+    suffix from ``start`` on."""
+    return StreamState(
+        tuple(decode_stream_statement(row) for row in statements),
+        tuple(decode_stream_version(row) for row in versions),
+        complete=start is None,
+        start=start,
+    )

@@ -137,7 +137,7 @@ class SQLiteBackend:
         with self._db.translated():
             statements = self._conn.execute(schema.STREAM_STATEMENTS, everything).fetchall()
             versions = self._conn.execute(schema.STREAM_VERSIONS, everything).fetchall()
-        return self._state(statements, versions, start=None)
+        return schema.decode_stream_state(statements, versions, start=None)
 
     def load_tail(self, key_id: int | None, stream: str, before: Instant) -> StreamState:
         suffix = (key_id, stream, key_id, stream, before)
@@ -145,19 +145,7 @@ class SQLiteBackend:
             statements = self._conn.execute(schema.SUFFIX_STATEMENTS, suffix).fetchall()
             versions = self._conn.execute(schema.SUFFIX_VERSIONS, suffix).fetchall()
         start = schema.suffix_start([row[3] for row in versions], before)
-        return self._state(statements, versions, start=start)
-
-    @staticmethod
-    def _state(
-        statements: list[tuple[Any, ...]], versions: list[tuple[Any, ...]], *, start: Any
-    ) -> StreamState:
-        """The stream state these rows hold: complete, or the suffix from ``start`` on."""
-        return StreamState(
-            tuple(schema.decode_stream_statement(row) for row in statements),
-            tuple(schema.decode_stream_version(row) for row in versions),
-            complete=start is None,
-            start=start,
-        )
+        return schema.decode_stream_state(statements, versions, start=start)
 
     def load_streams(self, key_id: int) -> dict[str, StreamState]:
         rows = self._conn.execute(

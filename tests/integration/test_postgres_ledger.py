@@ -331,6 +331,28 @@ def test_a_write_to_a_stored_key_reads_everything_in_the_round_trip_of_its_lock(
     assert prose.decision == "novel"
 
 
+def test_a_batch_reads_every_stored_key_and_prose_in_the_round_trip_of_its_lock(
+    postgres_url: str, schema: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch's later facts are answered from the read-ahead too: a supersession of one key
+    or new prose does not throw away what was read for the others."""
+    people = ["Maria", "Ana", "Rui", "Eva"]
+    with PostgresLedger(postgres_url, schema=schema) as ledger:
+        ledger.write_many([replace(lives("Berlin", 2019), subject=p) for p in people])
+        assert ledger.cardinality("lives in") == "one"
+        made = _count_reads(ledger, monkeypatch)
+        facts = [replace(lives("Lisbon", 2021), subject=p) for p in people]
+        prose = [Fact(text=f"{p} likes tea") for p in people]
+        results = ledger.write_many([*facts, *prose])
+        assert made == [], "\n".join(made)
+        # the same text twice in one batch: the second is looked up again, after the first
+        repeated = ledger.write_many([Fact(text="Ana likes coffee"), Fact(text="ana likes coffee")])
+        assert len(made) == 1
+    assert [r.decision for r in results] == [*["superseded"] * 4, *["novel"] * 4]
+    assert [c.subject for r in results[:4] for c in r.closed] == people
+    assert [r.decision for r in repeated] == ["novel", "duplicate"]
+
+
 def _speaks(language: str, year: int) -> Fact:
     return Fact(
         text=f"Maria speaks {language}",
