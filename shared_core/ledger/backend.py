@@ -117,6 +117,10 @@ class Backend(Protocol):
         """The key's id, if any statement ever used the key."""
         ...
 
+    def key_ids(self, keys: list[FactKey]) -> dict[FactKey, int]:
+        """The ids of those of these keys any statement ever used (one lookup for all)."""
+        ...
+
     def ensure_key(self, key: FactKey) -> tuple[int, bool]:
         """The key's id, created if needed; the flag says whether it was created now."""
         ...

@@ -104,6 +104,9 @@ class InMemoryBackend:
     def key_id(self, key: FactKey) -> int | None:
         return self._keys.get(key)
 
+    def key_ids(self, keys: list[FactKey]) -> dict[FactKey, int]:
+        return {key: self._keys[key] for key in keys if key in self._keys}
+
     def ensure_key(self, key: FactKey) -> tuple[int, bool]:
         found = self._keys.get(key)
         if found is not None:

@@ -169,6 +169,16 @@ class PostgresBackend:
         self._keep_keys({key: int(row[0])})
         return int(row[0])
 
+    def key_ids(self, keys: list[FactKey]) -> dict[FactKey, int]:
+        found = {key: self._keys.get(key) or self._pending_keys.get(key) for key in keys}
+        missing = list(dict.fromkeys(key for key, key_id in found.items() if key_id is None))
+        if missing:
+            columns = [list(column) for column in zip(*missing, strict=True)]
+            rows = self._all(postgres_schema.KEY_IDS, columns)
+            self._keep_keys({FactKey(*row[1:]): int(row[0]) for row in rows})
+            found.update({FactKey(*row[1:]): int(row[0]) for row in rows})
+        return {key: key_id for key, key_id in found.items() if key_id is not None}
+
     def ensure_key(self, key: FactKey) -> tuple[int, bool]:
         found = self.key_id(key)
         if found is not None:

@@ -196,6 +196,12 @@ SUFFIX_READS = {
     True: (SUFFIX_VERSIONS_HEADED, SUFFIX_STATEMENTS),
     False: (SUFFIX_VERSIONS_HEADED_PROSE, SUFFIX_STATEMENTS_PROSE),
 }
+# The stored ids of several keys: three arrays, namespaces, subjects and relations, in step.
+KEY_IDS = (
+    "SELECT k.key_id, k.namespace, k.subject, k.relation FROM keys k "
+    "JOIN unnest(%s::text[], %s::text[], %s::text[]) AS w (namespace, subject, relation) "
+    "ON k.namespace = w.namespace AND k.subject = w.subject AND k.relation = w.relation"
+)
 KNOWN_FACT_IDS = "SELECT DISTINCT fact_id FROM statements WHERE fact_id = ANY(%s)"
 # Believed prose with this text key and valid time (valid_from NULL: any); see find_prose.
 FIND_PROSE = (

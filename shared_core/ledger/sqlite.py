@@ -119,6 +119,10 @@ class SQLiteBackend:
         self._keys[key] = row[0]
         return int(row[0])
 
+    def key_ids(self, keys: list[FactKey]) -> dict[FactKey, int]:
+        found = {key: self.key_id(key) for key in keys}  # local lookups: one each is cheap
+        return {key: key_id for key, key_id in found.items() if key_id is not None}
+
     def ensure_key(self, key: FactKey) -> tuple[int, bool]:
         found = self.key_id(key)
         if found is not None:

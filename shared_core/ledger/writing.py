@@ -428,6 +428,7 @@ def expected_reads(
     repeat. A fact whose times do not convert is left out: its write reports the error."""
     tails: dict[tuple[int, str], Instant] = {}
     prose: list[ProseRead] = []
+    key_ids = backend.key_ids([fact.key for fact in facts if fact.key is not None])
     for fact in facts:
         try:
             valid_from = None if fact.valid_from is None else to_instant(fact.valid_from)
@@ -440,7 +441,7 @@ def expected_reads(
                 text_key = normalize_text(fact.text)
                 prose.append(ProseRead(fact.namespace, text_key, valid_from, valid_to))
             continue
-        key_id = backend.key_id(key)
+        key_id = key_ids.get(key)
         if key_id is not None:
             cardinality = backend.cardinality(key.relation) or Cardinality.ONE
             handle = (key_id, stream_of(cardinality, fact.object_key))

@@ -21,7 +21,7 @@ from shared_core.errors import (
     NothingToRetractError,
     NotRetiredError,
 )
-from shared_core.facts import Cardinality, Decision, Fact, FactStatus, ReasonKind
+from shared_core.facts import Cardinality, Decision, Fact, FactKey, FactStatus, ReasonKind
 from shared_core.ledger import ChangeCursor, InMemoryLedger, Ledger, LedgerStore
 from shared_core.ledger.copying import copy_ledger
 from shared_core.supersession import StreamState
@@ -117,6 +117,25 @@ class LedgerConformance(ProseSupersessionConformance):
         with pytest.raises(InvalidOperationError, match="not empty"):
             ledger.load(before)
         assert ledger.dump() == before
+
+    def test_the_backend_looks_up_stored_key_ids_alone(self, ledger: Ledger) -> None:
+        """Backend.key_ids (what a write names ahead of its lock) finds the stored keys, in any
+        order and repeated, and leaves out keys never used, namespaces included."""
+        ledger.write(lives("Berlin", 2019))
+        ledger.write(replace(lives("Porto", 2019), subject="Ana"))
+        backend = ledger._backend
+        maria, ana = (backend.key_id(FactKey("default", s, "lives_in")) for s in ("maria", "ana"))
+        assert maria is not None
+        assert ana is not None
+        asked = [
+            FactKey("default", "ana", "lives_in"),
+            FactKey("elsewhere", "maria", "lives_in"),
+            FactKey("default", "maria", "lives_in"),
+            FactKey("default", "rui", "lives_in"),
+            FactKey("default", "ana", "lives_in"),
+        ]
+        assert backend.key_ids(asked) == {asked[0]: ana, asked[2]: maria}
+        assert backend.key_ids([]) == {}
 
     # ------------------------------------------------------------ write decisions
     def test_is_a_ledger_store(self, ledger: Ledger) -> None:
