@@ -58,6 +58,7 @@ class PostgresBackend:
         self.schema_name = schema_name
         self._keys: dict[FactKey, int] = {}
         self._pending_keys: dict[FactKey, int] = {}
+        self._unstored_keys: set[FactKey] = set()  # looked up for the next write: not stored
         # Relations with a committed key: their cardinality can no longer change (declare
         # refuses), so it is cached for good.
         self._used_relations: set[str] = set()
@@ -88,6 +89,7 @@ class PostgresBackend:
             self._heads.clear()
             self._reads = NO_READS
             self._ahead.clear()
+            self._unstored_keys.clear()
         self._commits += 1
         self._keep_keys(self._pending_keys)
         self._pending_keys.clear()
@@ -177,16 +179,22 @@ class PostgresBackend:
             rows = self._all(postgres_schema.KEY_IDS, columns)
             self._keep_keys({FactKey(*row[1:]): int(row[0]) for row in rows})
             found.update({FactKey(*row[1:]): int(row[0]) for row in rows})
+            self._unstored_keys.update(key for key in missing if found[key] is None)
         return {key: key_id for key, key_id in found.items() if key_id is not None}
 
     def ensure_key(self, key: FactKey) -> tuple[int, bool]:
-        found = self.key_id(key)
+        # A key key_ids found missing just before is inserted at once (one round trip under
+        # the lock, not two); if another writer stored it since, it is looked up after all.
+        found = self._pending_keys.get(key)
+        if found is None and key not in self._unstored_keys:
+            found = self.key_id(key)
         if found is not None:
             return found, False
-        row = self._one(
-            "INSERT INTO keys (namespace, subject, relation) VALUES (%s, %s, %s) RETURNING key_id",
-            tuple(key),
-        )
+        row = self._one(postgres_schema.INSERT_KEY, tuple(key))
+        if row is None:
+            stored = self.key_id(key)
+            assert stored is not None, "a conflicting key is stored"
+            return stored, False
         self._pending_keys[key] = int(row[0])  # cached for good only once committed
         return int(row[0]), True
 

@@ -202,6 +202,10 @@ KEY_IDS = (
     "JOIN unnest(%s::text[], %s::text[], %s::text[]) AS w (namespace, subject, relation) "
     "ON k.namespace = w.namespace AND k.subject = w.subject AND k.relation = w.relation"
 )
+INSERT_KEY = (
+    "INSERT INTO keys (namespace, subject, relation) VALUES (%s, %s, %s) "
+    "ON CONFLICT (namespace, subject, relation) DO NOTHING RETURNING key_id"
+)
 KNOWN_FACT_IDS = "SELECT DISTINCT fact_id FROM statements WHERE fact_id = ANY(%s)"
 # Believed prose with this text key and valid time (valid_from NULL: any); see find_prose.
 FIND_PROSE = (

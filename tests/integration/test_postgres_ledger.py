@@ -22,8 +22,8 @@ from shared_core.errors import (
     NotALedgerError,
     SchemaVersionError,
 )
-from shared_core.facts import Fact, FactStatus
-from shared_core.ledger import PostgresLedger
+from shared_core.facts import Fact, FactKey, FactStatus
+from shared_core.ledger import PostgresLedger, WriteResult
 from shared_core.ledger.postgres_schema import SCHEMA_VERSION
 from tests.servers import drop_schema, free_port
 
@@ -351,6 +351,42 @@ def test_a_batch_reads_every_stored_key_and_prose_in_the_round_trip_of_its_lock(
     assert [r.decision for r in results] == [*["superseded"] * 4, *["novel"] * 4]
     assert [c.subject for r in results[:4] for c in r.closed] == people
     assert [r.decision for r in repeated] == ["novel", "duplicate"]
+
+
+def test_a_write_of_a_new_key_inserts_it_in_one_round_trip_under_the_lock(
+    postgres_url: str, schema: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key was looked up (with every other key of the write) just before the lock; found
+    missing, it is inserted at once. Stored meanwhile by another writer, it is found after."""
+    with PostgresLedger(postgres_url, schema=schema) as ledger:
+        ledger.write(lives("Berlin", 2019))
+        assert ledger.cardinality("lives in") == "one"
+        made = _count_reads(ledger, monkeypatch)
+        first = ledger.write_many(
+            [replace(lives("Porto", 2020), subject=p) for p in ("Ana", "Rui")]
+        )
+        assert [call.split()[0] for call in made] == ["_all", "_one", "_one"], "\n".join(made)
+        assert "FROM keys k JOIN" in made[0]  # one lookup for both keys
+        assert all("INSERT INTO keys" in call for call in made[1:])
+        with PostgresLedger(postgres_url, schema=schema) as other:
+            look_up = ledger._backend.key_ids
+            raced: list[WriteResult] = []
+
+            def then_another_writer_stores_it(keys: list[FactKey]) -> dict[FactKey, int]:
+                found = look_up(keys)  # Eva's key is missing here...
+                raced.append(other.write(replace(lives("Faro", 2020), subject="Eva")))
+                return found  # ...and stored before this write takes the lock
+
+            monkeypatch.setattr(ledger._backend, "key_ids", then_another_writer_stores_it)
+            made.clear()
+            later = ledger.write(replace(lives("Lagos", 2022), subject="Eva"))
+        assert "FROM keys k JOIN" in made[0]  # looked up ahead: missing
+        assert "INSERT INTO keys" in made[1]  # nothing inserted: the conflict...
+        assert "SELECT key_id FROM keys" in made[2]  # ...sends it to the stored key
+    assert [r.decision for r in first] == ["novel", "novel"]
+    assert [r.decision for r in raced] == ["novel"]
+    assert later.decision == "superseded"
+    assert [c.object for c in later.closed] == ["Faro"]
 
 
 def _speaks(language: str, year: int) -> Fact:
