@@ -189,6 +189,22 @@ def test_a_past_search_filters_only_where_over_fetching_proves_nothing(
     assert all(where is None for _, _, where in asked)  # the stale rows were believed at 5
 
 
+def search_at_7(
+    index: ChromaIndex, k: int, visible_rows: Any, *, rows_only: bool = True
+) -> list[Any]:
+    """The top ``k`` valid at 7 as known now, near axis 0; ``visible_rows`` is the ledger's
+    check (a RowCheck or RowLister)."""
+    return index.search(
+        axis(0),
+        k=k,
+        namespace="default",
+        valid_at=7,
+        known_at=None,
+        rows_only=rows_only,
+        visible_rows=visible_rows,
+    )
+
+
 def test_a_past_search_whose_caller_checks_visibility_reads_ids_and_distances_alone(
     index: ChromaIndex, asked: list[tuple[str, int, object]], by_ids: list[tuple[str, int, bool]]
 ) -> None:
@@ -211,15 +227,7 @@ def test_a_past_search_whose_caller_checks_visibility_reads_ids_and_distances_al
         return check
 
     def past(k: int, visible: set[int]) -> list[Any]:
-        return index.search(
-            axis(0),
-            k=k,
-            namespace="default",
-            valid_at=7,
-            known_at=None,
-            rows_only=True,
-            visible_rows=ledger_says(visible),
-        )
+        return search_at_7(index, k, ledger_says(visible))
 
     # the 60 stale rows lie nearest and are invisible: the unfiltered answers do not settle
     # the top k, so all is asked again with a where, still by ids alone
@@ -248,16 +256,7 @@ def test_a_past_search_with_few_visible_rows_reads_their_distances_instead_of_fi
     index.apply(rows, vectors, ChangeCursor(110, 6))
 
     def past(k: int, lister: RowsListed) -> list[int]:
-        found = index.search(
-            axis(0),
-            k=k,
-            namespace="default",
-            valid_at=7,
-            known_at=None,
-            rows_only=True,
-            visible_rows=lister,
-        )
-        return [m.row_id for m in found]
+        return [m.row_id for m in search_at_7(index, k, lister)]
 
     over, wider = chroma_layout.OVERFETCH, chroma_layout.WIDER * chroma_layout.OVERFETCH
     limit = len(rows) // chroma_layout.LISTING_SHARE
@@ -294,14 +293,8 @@ def test_a_filtered_past_search_among_hidden_duplicates_finds_the_nearest_visibl
         with closing(ChromaIndex(client=client, prefix=f"t{uuid.uuid4().hex[:12]}")) as index:
             index.bind(embedder=EMBEDDER, dimension=DIM)
             index.apply(rows, vectors, ChangeCursor(70, 6))
-            found = index.search(
-                axis(0),
-                k=1,
-                namespace="default",
-                valid_at=7,
-                known_at=None,
-                rows_only=rows_only,
-                visible_rows=(lambda ids: {row for row in ids if row in {1, 3}}),
+            found = search_at_7(
+                index, 1, lambda ids: {row for row in ids if row in {1, 3}}, rows_only=rows_only
             )
             assert [m.row_id for m in found] == [3]
             index.drop()

@@ -28,14 +28,18 @@ from shared_core.ledger.postgres_schema import SCHEMA_VERSION
 from tests.servers import drop_schema, free_port
 
 
-def lives(city: str, year: int) -> Fact:
+def _maria(relation: str, obj: str, year: int) -> Fact:
     return Fact(
-        text=f"Maria lives in {city}",
+        text=f"Maria {relation} {obj}",
         subject="Maria",
-        relation="lives in",
-        object=city,
+        relation=relation,
+        object=obj,
         valid_from=datetime(year, 1, 1, tzinfo=UTC),
     )
+
+
+def lives(city: str, year: int) -> Fact:
+    return _maria("lives in", city, year)
 
 
 @pytest.fixture
@@ -390,10 +394,4 @@ def test_a_write_of_a_new_key_inserts_it_in_one_round_trip_under_the_lock(
 
 
 def _speaks(language: str, year: int) -> Fact:
-    return Fact(
-        text=f"Maria speaks {language}",
-        subject="Maria",
-        relation="speaks",
-        object=language,
-        valid_from=datetime(year, 1, 1, tzinfo=UTC),
-    )
+    return _maria("speaks", language, year)
