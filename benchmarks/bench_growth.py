@@ -46,6 +46,7 @@ from shared_core.ledger.records import LedgerDump
 from tests.servers import drop_schema
 
 T0 = datetime(2000, 1, 1, tzinfo=UTC)
+STEP = timedelta(minutes=1)  # between changes: a million rows end in 2000, before NOW and today
 NOW = datetime(2025, 1, 1, tzinfo=UTC)
 KEY_SHARE = 20  # about one key per 20 version rows: ~10 changes per key
 SIZES = tuple(int(n) for n in os.environ.get("GROWTH_SIZES", "10000,100000").split(","))
@@ -84,7 +85,7 @@ def _write_history(
                     subject=f"user-{key}",
                     relation="lives_in",
                     object=f"city-{n}",
-                    valid_from=T0 + timedelta(hours=n),
+                    valid_from=T0 + n * STEP,
                 )
             )
         ledger.write_many(batch)
@@ -169,7 +170,7 @@ def test_reads_of_one_key(
         key = next(asked)
         if read == "current":
             return ledger.current(subject=key.subject, relation=key.relation)
-        valid = T0 + timedelta(hours=rng.randrange(len(dump.statements)))
+        valid = T0 + rng.randrange(len(dump.statements)) * STEP
         return ledger.as_of(
             valid_at=valid, known_at=past, subject=key.subject, relation=key.relation
         )
@@ -203,7 +204,7 @@ def test_listing_the_visible_rows(
 
     def one() -> None:
         known = first + timedelta(microseconds=rng.randrange(span))
-        valid = T0 + timedelta(hours=rng.randrange(len(dump.statements)))
+        valid = T0 + rng.randrange(len(dump.statements)) * STEP
         found = ledger.list_visible_rows(
             namespace="default", valid_at=valid, known_at=known, limit=limit
         )
@@ -244,7 +245,7 @@ def test_single_writes(
                     subject=key.subject,
                     relation=key.relation,
                     object=f"city-{n}",
-                    valid_from=T0 + timedelta(hours=n),
+                    valid_from=T0 + n * STEP,
                 )
             )
 
