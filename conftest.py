@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Iterator
 
 import pytest
 
-from tests.servers import ServerUnavailableError, chroma_server, postgres_server, unavailable
+from tests.servers import (
+    ServerUnavailableError,
+    chroma_server,
+    drop_schema,
+    postgres_server,
+    unavailable,
+)
 
 POSTGRES_URL_ENV = "TEMPORAL_RAG_POSTGRES_URL"
 CHROMA_URL_ENV = "TEMPORAL_RAG_CHROMA_URL"
@@ -31,6 +38,14 @@ def postgres_url() -> Iterator[str]:
         yield url
     finally:
         server.__exit__(None, None, None)
+
+
+@pytest.fixture
+def schema(postgres_url: str) -> Iterator[str]:
+    """A PostgreSQL schema name of this test's own (a ledger of its own), dropped after."""
+    name = f"p_{uuid.uuid4().hex[:12]}"
+    yield name
+    drop_schema(postgres_url, name)
 
 
 @pytest.fixture(scope="session")

@@ -63,14 +63,31 @@ class WriteReads:
     are a hint: an answer given from them is one the call could get at that point of the
     transaction (a tail read from an earlier ``before`` is a longer suffix, which plans the
     same), and a call they do not cover is made as usual.
+
+    A write the ledger marks ``parallel`` (only new facts, no explicit record time) also names
+    its ``keys`` and the explicit valid times of its facts (``times``). A backend that writes
+    in parallel (``Backend.parallel_writes``) may then run it beside writes of other keys:
+    it locks what the write names instead of the whole ledger, plans with the record time
+    it read, and stamps the record time, seqs and row ids when it commits (see
+    :meth:`Backend.moved_record_time`). If it cannot finish the write that way it raises
+    :class:`ParallelWriteRefused` with nothing kept, and the ledger runs the write again alone.
     """
 
     fact_ids: tuple[str, ...] = ()
     tails: tuple[TailRead, ...] = ()
     prose: tuple[ProseRead, ...] = ()
+    keys: tuple[FactKey, ...] = ()
+    times: tuple[Instant, ...] = ()
+    parallel: bool = False
 
 
 NO_READS = WriteReads()
+
+
+class ParallelWriteRefused(Exception):  # noqa: N818  (control flow inside the ledger)
+    """A backend could not finish a parallel write as planned (it read rows after it had
+    queued changes, or its plan depended on the record time it would be stamped with).
+    Nothing of it was kept. Never leaves the ledger, which runs the write again alone."""
 
 
 class Backend(Protocol):
@@ -79,9 +96,20 @@ class Backend(Protocol):
     reads_ahead: bool
     """Whether ``transaction`` uses the reads it is told of (else nobody need name them)."""
 
+    parallel_writes: bool
+    """Whether ``transaction`` may run a write marked ``parallel`` beside others (see
+    :class:`WriteReads`); else every transaction is exclusive."""
+
     def transaction(self, *, reads: WriteReads = NO_READS) -> AbstractContextManager[None]:
         """An exclusive, all-or-nothing unit of writes (rolled back on any exception);
         ``reads`` names what it will read first (see :class:`WriteReads`)."""
+        ...
+
+    def moved_record_time(self) -> tuple[Instant, Instant] | None:
+        """After a parallel write committed: (the record time it was planned with, the one it
+        was stamped with) when they differ, else None (another writer committed a later
+        record time in between; every instant of the write that was the planned one is the
+        stamped one)."""
         ...
 
     def snapshot(self) -> AbstractContextManager[None]:

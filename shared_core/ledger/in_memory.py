@@ -24,6 +24,7 @@ class InMemoryBackend:
     """Rows in Python dicts; see :class:`~shared_core.ledger.backend.Backend`."""
 
     reads_ahead = False  # its reads are local: nothing to gain by naming them first
+    parallel_writes = False  # one process's memory
 
     def __init__(self) -> None:
         self._statements: dict[int, StatementRow] = {}
@@ -54,6 +55,9 @@ class InMemoryBackend:
             self._commits += 1
         finally:
             self._undo = None
+
+    def moved_record_time(self) -> tuple[Instant, Instant] | None:
+        return None  # never parallel: a write is stamped when it is planned
 
     def revision(self) -> tuple[int, int]:
         return 0, self._commits

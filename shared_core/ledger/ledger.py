@@ -12,7 +12,7 @@ are :mod:`shared_core.ledger.ledger_reads`, its change feed and copies
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, Self
@@ -36,14 +36,14 @@ from shared_core.facts import (
     key_relation,
 )
 from shared_core.ledger import prose
-from shared_core.ledger.backend import NO_READS, Backend, WriteReads
+from shared_core.ledger.backend import NO_READS, Backend, ParallelWriteRefused, WriteReads
 from shared_core.ledger.ledger_feed import LedgerFeed
 from shared_core.ledger.ledger_reads import LedgerReads
 from shared_core.ledger.prose import ProseSupersession
 from shared_core.ledger.records import KIND_RETRACTION, StatementRow
 from shared_core.ledger.results import WriteResult
 from shared_core.ledger.views import check_input, statement_fields
-from shared_core.ledger.writing import Batch, Outcome, combine, expected_reads
+from shared_core.ledger.writing import Batch, Outcome, combine, expected_reads, restamped
 from shared_core.supersession import RULE_CORRECTION, RULE_UNDO, RULE_WITHDRAWAL
 
 __all__ = ["Ledger"]
@@ -106,9 +106,7 @@ class Ledger(LedgerReads, LedgerFeed):
     def write(self, fact: Fact) -> WriteResult:
         """Store one statement and apply the supersession rule (see :class:`Decision`)."""
         check_input(fact, "fact")
-        with self._write(expecting=[fact]) as batch:
-            batch.expect([fact])
-            return batch.write_fact(fact)
+        return self._write_new([fact], lambda batch: [batch.write_fact(fact)])[0]
 
     def write_many(
         self,
@@ -139,8 +137,8 @@ class Ledger(LedgerReads, LedgerFeed):
             check_input(fact, f"facts[{index}]")
         edges = prose.check_supersessions(supersessions)
         replaced = _fact_ids(replacing, "replacing")
-        with self._write(expecting=facts, merge_prose=merge_prose) as batch:
-            batch.expect(facts)
+
+        def write_all(batch: Batch) -> list[WriteResult]:
             batch.merge_prose = merge_prose
             results = []
             for index, fact in enumerate(facts):
@@ -153,6 +151,9 @@ class Ledger(LedgerReads, LedgerFeed):
             if replaced:
                 results = self._withdraw_replaced(batch, replaced, facts, results)
             return results
+
+        alone = bool(edges or replaced)  # they name stored statements by id: no parallel write
+        return self._write_new(facts, write_all, merge_prose=merge_prose, alone=alone)
 
     def supersede(
         self,
@@ -322,6 +323,36 @@ class Ledger(LedgerReads, LedgerFeed):
         )
 
     # ----------------------------------------------------------------- internals
+    def _write_new(
+        self,
+        facts: list[Fact],
+        write: Callable[[Batch], list[WriteResult]],
+        *,
+        merge_prose: bool = True,
+        alone: bool = False,
+    ) -> list[WriteResult]:
+        """Run ``write`` on a batch expecting ``facts``: beside other writers when the backend
+        can (see WriteReads; not for facts with an explicit record time), else alone."""
+        parallel = (
+            not alone
+            and self._backend.parallel_writes
+            and bool(facts)
+            and all(fact.recorded_at is None for fact in facts)
+        )
+        with self._lock:
+            if parallel:
+                try:
+                    with self._write(expecting=facts, merge_prose=merge_prose, parallel=True) as b:
+                        b.expect(facts)
+                        results = write(b)
+                    moved = self._backend.moved_record_time()
+                    return results if moved is None else [restamped(r, *moved) for r in results]
+                except ParallelWriteRefused:
+                    pass  # nothing was kept: the write runs again, alone
+            with self._write(expecting=facts, merge_prose=merge_prose) as batch:
+                batch.expect(facts)
+                return write(batch)
+
     @contextmanager
     def _write(
         self,
@@ -329,10 +360,15 @@ class Ledger(LedgerReads, LedgerFeed):
         *,
         expecting: list[Fact] | None = None,
         merge_prose: bool = True,
+        parallel: bool = False,
     ) -> Iterator[Batch]:
         """One transaction; ``recorded_at`` pins its record time (else each change is now).
-        ``expecting``: the facts it writes first, whose reads a backend may run with its lock."""
-        with self._lock, self._backend.transaction(reads=self._reads(expecting, merge_prose)):
+        ``expecting``: the facts it writes first, whose reads a backend may run with its lock;
+        ``parallel``: whether it may run beside other writers (see WriteReads)."""
+        with (
+            self._lock,
+            self._backend.transaction(reads=self._reads(expecting, merge_prose, parallel)),
+        ):
             last_time, last_seq = self._backend.last_record()
             now = max(to_instant(self._clock.now(), "clock.now()"), last_time)
             batch = Batch(self._backend, now=now, last_time=last_time, last_seq=last_seq)
@@ -340,11 +376,13 @@ class Ledger(LedgerReads, LedgerFeed):
             yield batch
             self._backend.set_last_record(batch.last_time, batch.last_seq)
 
-    def _reads(self, facts: list[Fact] | None, merge_prose: bool) -> WriteReads:
+    def _reads(self, facts: list[Fact] | None, merge_prose: bool, parallel: bool) -> WriteReads:
         if not facts or not self._backend.reads_ahead:
             return NO_READS
         now = to_instant(self._clock.now(), "clock.now()")
-        return expected_reads(self._backend, facts, now=now, merge_prose=merge_prose)
+        return expected_reads(
+            self._backend, facts, now=now, merge_prose=merge_prose, parallel=parallel
+        )
 
     def _statements(self, fact_id: str) -> list[StatementRow]:
         rows = self._backend.statements_of_fact(fact_id)

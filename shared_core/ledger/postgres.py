@@ -10,6 +10,14 @@ change feed relies on. A lost connection is :class:`LedgerUnavailableError` and 
 half-written (the transaction rolls back on the server); the pool replaces the connection for
 the next call. A write's first reads go in the round trip of its lock
 (:mod:`shared_core.ledger.postgres_reads`). This module holds the Backend's queries.
+
+A write of new facts runs in parallel with others (``WriteReads.parallel``): it holds the write
+lock shared and locks only the keys, fact ids and prose texts it names; it reads and plans,
+queues its changes with provisional seqs, row ids and record time, and sends them behind one
+``stamp_write`` call that takes the stamp lock (postgres_schema.STAMPING), so that another
+writer waits only while the server applies the changes and commits, never for this client.
+Writes that cannot name what they touch (retract, correct, retire, ...) take the write lock
+whole, as before.
 """
 
 from __future__ import annotations
@@ -22,9 +30,21 @@ from shared_core.clock import OPEN, Clock, Instant
 from shared_core.facts import Cardinality, FactKey, Reason
 from shared_core.ledger import postgres_schema
 from shared_core.ledger import schema as codecs
-from shared_core.ledger.backend import NO_READS, FactRow, ProseRead, VersionQuery, WriteReads
+from shared_core.ledger.backend import (
+    NO_READS,
+    FactRow,
+    ParallelWriteRefused,
+    ProseRead,
+    VersionQuery,
+    WriteReads,
+)
 from shared_core.ledger.ledger import Ledger
-from shared_core.ledger.postgres_connection import PostgresConnections, lock_id, redacted
+from shared_core.ledger.postgres_connection import (
+    PostgresConnections,
+    lock_id,
+    redacted,
+    scope_locks,
+)
 from shared_core.ledger.postgres_reads import ReadAhead
 from shared_core.ledger.records import LedgerDump, StatementRow, VersionRow
 from shared_core.supersession import StreamState, Version
@@ -34,6 +54,7 @@ class PostgresBackend:
     """Statement and version rows in one PostgreSQL schema; see the Backend protocol."""
 
     reads_ahead = True  # a write's first reads go in the round trip of its lock
+    parallel_writes = True  # see the module's docstring
 
     def __init__(
         self,
@@ -71,15 +92,24 @@ class PostgresBackend:
         self._heads: dict[int, StatementRow] = {}  # statements it read, as they stand in it
         self._reads = NO_READS  # the open transaction's first reads, and their answers
         self._ahead = ReadAhead()
+        # A parallel write's changes (plain SQL, parameters), not sent until it commits; the
+        # valid times it planned against; its stamp_write call; what its commit moved.
+        self._queued: list[tuple[str, tuple[Any, ...]]] = []
+        self._bounds: set[Instant] = set()
+        self._stamp: Any = None
+        self._moved: tuple[Instant, Instant] | None = None
         self._db.open(create=create)
 
     # ------------------------------------------------------------------ transactions
     @contextmanager
     def transaction(self, *, reads: WriteReads = NO_READS) -> Iterator[None]:
-        self._reads = reads
+        self._reads, self._moved = reads, None
+        self._bounds = set(reads.times)
         try:
-            with self._db.transaction(self._start_write, self._finish_write):
+            with self._db.transaction(self._start_write, self._finish_write, shared=reads.parallel):
                 yield
+            if reads.parallel:
+                self._moved = self._stamped()
         except BaseException:
             self._pending_keys.clear()
             raise
@@ -90,23 +120,78 @@ class PostgresBackend:
             self._reads = NO_READS
             self._ahead.clear()
             self._unstored_keys.clear()
+            self._queued.clear()
+            self._stamp = None
         self._commits += 1
         self._keep_keys(self._pending_keys)
         self._pending_keys.clear()
 
     def _start_write(self, conn: Any) -> None:
-        start = conn.execute(postgres_schema.WRITE_START)
-        self._ahead.send(conn, self._reads)
-        last_time, last_seq, next_row = start.fetchone()  # one round trip for all of them
-        self._clock = int(last_time), int(last_seq)
-        self._first_row = self._next_row = int(next_row)
+        if self._reads.parallel:
+            locks = scope_locks(self._db.schema_name, self._reads)
+            conn.execute(postgres_schema.SCOPE_LOCKS, (locks,))
+            start = conn.execute(postgres_schema.PARALLEL_START)
+            self._ahead.send(conn, self._reads)
+            (last_time,) = start.fetchone()  # the locks, the clock and the reads: one round trip
+            self._clock = int(last_time), postgres_schema.PROVISIONAL
+            self._first_row = self._next_row = postgres_schema.PROVISIONAL
+        else:
+            start = conn.execute(postgres_schema.WRITE_START)
+            self._ahead.send(conn, self._reads)
+            last_time, last_seq, next_row = start.fetchone()  # one round trip for all of them
+            self._clock = int(last_time), int(last_seq)
+            self._first_row = self._next_row = int(next_row)
         self._ahead.receive()
 
     def _finish_write(self, conn: Any) -> None:
+        if self._reads.parallel:
+            self._stamp = self._send_stamped(conn)
+            return
         if self._next_row > self._first_row:
             conn.execute(postgres_schema.ROW_IDS_USED, (self._next_row - 1,))
         if not self._clock_moved:  # set_last_record moves the revision with the clock
             conn.execute("UPDATE ledger_clock SET revision = revision + 1 WHERE id = 1")
+
+    def _send_stamped(self, conn: Any) -> Any:
+        """Queue stamp_write and the write's changes (see postgres_schema.STAMPING)."""
+        assert self._clock is not None
+        planned, last_seq = self._clock
+        limit = OPEN
+        if self._queued:
+            if planned in self._bounds:  # stamped, it could not be told from that valid time
+                raise ParallelWriteRefused(f"{planned} is a valid time of the write too")
+            limit = min((bound for bound in self._bounds if bound > planned), default=OPEN)
+        statements = last_seq - postgres_schema.PROVISIONAL
+        versions = self._next_row - self._first_row
+        params = (self._db.stamp_lock_id, planned, limit, statements, versions)
+        stamp = conn.execute(postgres_schema.STAMP_WRITE, params)
+        for plain, values in self._queued:
+            conn.execute(postgres_schema.STAMPED[plain], values)
+        return stamp
+
+    def _stamped(self) -> tuple[Instant, Instant] | None:
+        """(planned, stamped) record time of the parallel write just committed, if they differ."""
+        assert self._clock is not None
+        with self._db.translated():
+            stamped = int(self._stamp.fetchone()[0])
+        planned = self._clock[0]
+        return None if stamped == planned else (planned, stamped)
+
+    def moved_record_time(self) -> tuple[Instant, Instant] | None:
+        return self._moved
+
+    def _change(self, sql: str, params: tuple[Any, ...]) -> None:
+        """Run a change now, or queue it until a parallel write commits."""
+        if self._reads.parallel:
+            self._queued.append((sql, params))
+        else:
+            self._execute(sql, params)
+
+    def _reading(self) -> None:
+        """A parallel write reads rows only before it queues changes (which the database
+        does not hold yet); a write that reads after is run again alone."""
+        if self._queued:
+            raise ParallelWriteRefused("the write reads rows after changing some")
 
     def snapshot(self) -> AbstractContextManager[None]:
         return self._db.snapshot()
@@ -129,6 +214,9 @@ class PostgresBackend:
         return int(row[0]), int(row[1])
 
     def set_last_record(self, recorded_at: Instant, seq: int) -> None:
+        if self._reads.parallel:  # stamp_write moves the clock
+            self._clock = recorded_at, seq
+            return
         self._execute(
             "UPDATE ledger_clock SET last_recorded_at = %s, last_seq = %s, "
             "revision = revision + 1 WHERE id = 1",
@@ -205,6 +293,7 @@ class PostgresBackend:
     # ------------------------------------------------------------------ streams
     def load_stream(self, key_id: int | None, stream: str) -> StreamState:
         # A key's stream by its id, prose by ``key_id IS NULL``: both indexed.
+        self._reading()
         keyed = key_id is not None
         params = (*((key_id,) if keyed else ()), stream, -(2**63))
         reads = postgres_schema.STREAM_READS[keyed]
@@ -218,6 +307,7 @@ class PostgresBackend:
         if read_ahead is not None:  # read from an earlier instant: a longer suffix
             before, versions, statements = read_ahead
         else:
+            self._reading()
             reads = postgres_schema.SUFFIX_READS[key_id is not None]
             suffix = postgres_schema.tail_params(key_id, stream, before)
             versions, statements = self._both(reads[0], suffix, reads[1], suffix)
@@ -237,9 +327,17 @@ class PostgresBackend:
             seqs = [s.seq for s in state.statements]
             row_ids = [v.row_id for v in state.versions if v.row_id is not None]
             self._ahead.loaded(key_id, stream, seqs, row_ids)
+        if self._reads.parallel:  # the valid times its plan depends on
+            for statement in state.statements:
+                self._bounds.add(statement.valid_from)
+                if statement.valid_to is not None:
+                    self._bounds.add(statement.valid_to)
+            for version in state.versions:
+                self._bounds.update((version.valid_from, version.valid_to))
         return state
 
     def load_streams(self, key_id: int) -> dict[str, StreamState]:
+        self._reading()
         rows = self._all(
             "SELECT DISTINCT stream FROM statements WHERE key_id = %s AND "
             f"{postgres_schema.BELIEVED_SQL}",
@@ -251,12 +349,12 @@ class PostgresBackend:
         self._ahead.inserted_statement(
             row.fact_id, row.key_id, row.stream, row.namespace, row.text_key
         )
-        self._execute(postgres_schema.INSERT_STATEMENT, codecs.statement_columns(row))
+        self._change(postgres_schema.INSERT_STATEMENT, codecs.statement_columns(row))
 
     def retire_statement(self, seq: int, at: Instant, reason: Reason) -> None:
         self._heads.pop(seq, None)
         self._ahead.retired_statement(seq)
-        self._execute(postgres_schema.RETIRE_STATEMENT, (at, *codecs.reason_columns(reason), seq))
+        self._change(postgres_schema.RETIRE_STATEMENT, (at, *codecs.reason_columns(reason), seq))
 
     def insert_version(
         self, version: Version, *, namespace: str, key_id: int | None, stream: str, at: Instant
@@ -264,7 +362,7 @@ class PostgresBackend:
         row_id = self._next_row  # under the write lock: the next commit's ids start after it
         self._next_row += 1
         self._ahead.inserted_version(key_id, stream)
-        self._execute(
+        self._change(
             postgres_schema.INSERT_VERSION,
             (
                 row_id,
@@ -285,20 +383,25 @@ class PostgresBackend:
 
     def retire_version(self, row_id: int, at: Instant, reason: Reason) -> None:
         self._ahead.retired_version(row_id)
-        self._execute(postgres_schema.RETIRE_VERSION, (at, *codecs.reason_columns(reason), row_id))
+        self._change(postgres_schema.RETIRE_VERSION, (at, *codecs.reason_columns(reason), row_id))
 
     # ------------------------------------------------------------------ reads
     def statement(self, seq: int) -> StatementRow:
         cached = self._heads.get(seq)
-        return cached if cached is not None else self._statements("WHERE seq = %s", (seq,))[0]
+        if cached is not None:
+            return cached
+        self._reading()
+        return self._statements("WHERE seq = %s", (seq,))[0]
 
     def known_fact_ids(self, fact_ids: list[str]) -> set[str]:
         read_ahead = self._ahead.known_fact_ids(fact_ids)
         if read_ahead is not None:
             return read_ahead
+        self._reading()
         return {row[0] for row in self._all(postgres_schema.KNOWN_FACT_IDS, (fact_ids,))}
 
     def statements_of_fact(self, fact_id: str) -> list[StatementRow]:
+        self._reading()
         return self._statements("WHERE fact_id = %s ORDER BY seq", (fact_id,))
 
     def find_prose(
@@ -306,6 +409,7 @@ class PostgresBackend:
     ) -> StatementRow | None:
         rows = self._ahead.prose(ProseRead(namespace, text_key, valid_from, valid_to))
         if rows is None:
+            self._reading()
             params = postgres_schema.prose_params(namespace, text_key, valid_from, valid_to)
             rows = self._all(postgres_schema.FIND_PROSE, params)
         return codecs.decode_statement(rows[0]) if rows else None
@@ -366,6 +470,7 @@ class PostgresBackend:
     def versions_by_row(self, row_ids: list[int]) -> list[FactRow]:
         if not row_ids:
             return []
+        self._reading()
         rows = self._fact_rows(
             f"{postgres_schema.FACT_SELECT} WHERE v.row_id = ANY(%s)", [list(row_ids)]
         )

@@ -28,6 +28,7 @@ from shared_core.errors import (
     MissingDependencyError,
 )
 from shared_core.ledger import postgres_schema
+from shared_core.ledger.backend import ParallelWriteRefused, WriteReads
 
 _SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
@@ -90,6 +91,7 @@ class PostgresConnections:
         self.where = f"{redacted(url)} (schema {schema_name})"
         self._write_lock_id = lock_id(schema_name)
         self._mirror_lock_id = lock_id(f"{schema_name}:mirror")
+        self.stamp_lock_id = lock_id(f"{schema_name}:stamp")  # see postgres_schema.STAMPING
         self._mirror = threading.Lock()
         self._lock_timeout_ms = int(lock_timeout * 1000)
         self._busy_retries = busy_retries
@@ -132,18 +134,23 @@ class PostgresConnections:
     @contextmanager
     def translated(self) -> Iterator[None]:
         """psycopg's errors as the ledger's: busy, unavailable, or any other LedgerError."""
-        errors = self._errors
         try:
             yield
-        except (errors.LockNotAvailable, errors.QueryCanceled) as exc:
-            raise LedgerBusyError(f"ledger {self.where} is busy: {exc}") from exc
-        except self._psycopg.OperationalError as exc:  # connection refused or lost, pool timeout
-            raise LedgerUnavailableError(
+        except self._psycopg.Error as exc:
+            raise self._translated(exc) from exc
+
+    def _translated(self, exc: Any) -> Exception:
+        """psycopg's ``exc`` as the ledger's error (a refused stamp stays inside the ledger)."""
+        if exc.sqlstate == postgres_schema.STAMP_REFUSED:
+            return ParallelWriteRefused(str(exc))
+        if isinstance(exc, self._errors.LockNotAvailable | self._errors.QueryCanceled):
+            return LedgerBusyError(f"ledger {self.where} is busy: {exc}")
+        if isinstance(exc, self._psycopg.OperationalError):  # refused or lost, pool timeout
+            return LedgerUnavailableError(
                 f"ledger {self.where} is unreachable: {exc}; nothing of the failed call was "
                 "kept, retry once the server answers"
-            ) from exc
-        except self._psycopg.Error as exc:
-            raise LedgerError(f"ledger {self.where}: {exc}") from exc
+            )
+        return LedgerError(f"ledger {self.where}: {exc}")
 
     @contextmanager
     def connection(self) -> Iterator[Any]:
@@ -157,15 +164,18 @@ class PostgresConnections:
 
     # ------------------------------------------------------------------ transactions
     @contextmanager
-    def transaction(self, opening: Opening, closing: Callable[[Any], None]) -> Iterator[None]:
-        """A write transaction in pipeline mode, holding the ledger's write lock.
+    def transaction(
+        self, opening: Opening, closing: Callable[[Any], None], *, shared: bool = False
+    ) -> Iterator[None]:
+        """A write transaction in pipeline mode, holding the ledger's write lock (``shared``:
+        in shared mode, beside other parallel writes; they lock what they touch themselves).
 
         ``opening`` reads what the write starts from (in the round trip of the lock);
         ``closing`` queues the last statements before the COMMIT. Any exception rolls back.
         """
         with self.translated(), self._pool.connection() as conn, conn.pipeline() as pipeline:
             try:
-                self._begin_locked(conn, pipeline, opening)
+                self._begin_locked(conn, pipeline, opening, shared)
                 self.conn = conn
                 yield
                 closing(conn)
@@ -177,13 +187,13 @@ class PostgresConnections:
             finally:
                 self.conn = None
 
-    def _begin_locked(self, conn: Any, pipeline: Any, opening: Opening) -> None:
+    def _begin_locked(self, conn: Any, pipeline: Any, opening: Opening, shared: bool) -> None:
         """BEGIN, take the write lock and run ``opening`` (one round trip); bounded retries."""
         for attempt in range(self._busy_retries + 1):
             try:
                 conn.execute("BEGIN")
                 conn.execute(
-                    "SELECT set_config('lock_timeout', %s, true), pg_advisory_xact_lock(%s)",
+                    postgres_schema.WRITE_LOCKS[shared],
                     (f"{self._lock_timeout_ms}ms", self._write_lock_id),
                 )
                 # Statements after the lock's: in READ COMMITTED each takes its snapshot when it
@@ -243,9 +253,18 @@ def lock_id(schema_name: str) -> int:
     return int.from_bytes(digest, "big", signed=True)
 
 
+def scope_locks(schema_name: str, reads: WriteReads) -> list[int]:
+    """The advisory locks a parallel write takes (sorted, so that writers never wait on each
+    other in a circle): one per key, fact id and prose text it names."""
+    names = [f"key:{k.namespace}\0{k.subject}\0{k.relation}" for k in reads.keys]
+    names += [f"fact:{fact_id}" for fact_id in reads.fact_ids]
+    names += [f"prose:{p.namespace}\0{p.text_key}" for p in reads.prose]
+    return sorted({lock_id(f"{schema_name}:{name}") for name in names})
+
+
 def redacted(url: str) -> str:
     """The URL without its password, for messages."""
     return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)
 
 
-__all__ = ["PostgresConnections", "lock_id", "redacted"]
+__all__ = ["PostgresConnections", "lock_id", "redacted", "scope_locks"]

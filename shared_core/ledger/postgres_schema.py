@@ -1,10 +1,11 @@
-"""The PostgreSQL ledger's schema (version 1), its SQL, and :func:`install`.
+"""The PostgreSQL ledger's schema (version 2), its SQL, and :func:`install`.
 
 The tables, columns and row codecs are the SQLite ledger's (:mod:`shared_core.ledger.schema`),
 so a row reads the same from either; text columns compare byte-wise (``COLLATE "C"``) so that
 orderings match SQLite's and Python's. The hot-path SQL is the SQLite ledger's, its ``?``
 placeholders turned into psycopg's. Later versions add migrations here and a row to
 ``schema_migrations``; a ledger whose version is newer than the library's is refused.
+Version 2 adds the functions that stamp a parallel write when it commits (``STAMPING``).
 """
 
 from __future__ import annotations
@@ -15,14 +16,14 @@ from typing import Any
 from shared_core.errors import LedgerNotFoundError, NotALedgerError, SchemaVersionError
 from shared_core.ledger import schema
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 BELIEVED_SQL = schema.BELIEVED_SQL
 RETIRED_SQL = schema.RETIRED_SQL
 
 
 _TEXT = 'TEXT COLLATE "C"'
 
-SCHEMA: tuple[str, ...] = (
+_TABLES: tuple[str, ...] = (
     """CREATE TABLE schema_migrations (
         version INTEGER PRIMARY KEY,
         applied_at BIGINT NOT NULL
@@ -109,7 +110,58 @@ SCHEMA: tuple[str, ...] = (
     f"CREATE INDEX versions_believed ON versions (namespace, valid_to) WHERE {BELIEVED_SQL}",
     f"CREATE INDEX versions_retired ON versions (retired_at) WHERE {RETIRED_SQL}",
 )
-MIGRATIONS: dict[int, tuple[str, ...]] = {}
+# A parallel write (shared_core.ledger.postgres) plans with provisional seqs and row ids, from
+# PROVISIONAL up, and with the record time it read (planned_at), then queues its changes
+# behind one call of stamp_write, which takes the stamp lock, moves the record clock and the
+# row ids on, and remembers in settings of the transaction what the provisional values
+# become: the stamped_* functions, wrapped around the columns of the queued changes, turn
+# them into the values stamped. The write is refused (STAMP_REFUSED, nothing kept) when the
+# stamped record time reaches valid_limit, the first valid time of what the write planned
+# against that lies after planned_at: its plan would have been another.
+PROVISIONAL = 2**60
+STAMP_REFUSED = "TR001"
+_STAMPED_ID = (
+    "CREATE FUNCTION stamped_{what}(provisional BIGINT) RETURNS BIGINT LANGUAGE sql STABLE AS $$ "
+    "SELECT CASE WHEN provisional >= 1152921504606846976 THEN provisional "
+    "- 1152921504606846976 + current_setting('temporal_rag.first_{what}')::BIGINT "
+    "ELSE provisional END $$"
+)
+STAMPING: tuple[str, ...] = (
+    """CREATE FUNCTION stamp_write(
+        stamp_lock BIGINT, planned_at BIGINT, valid_limit BIGINT, statements BIGINT,
+        versions BIGINT
+    ) RETURNS BIGINT LANGUAGE plpgsql AS $$
+    DECLARE
+        stamped_at BIGINT;
+        first_seq BIGINT;
+        first_row BIGINT;
+    BEGIN
+        PERFORM pg_advisory_xact_lock(stamp_lock);
+        UPDATE ledger_clock SET last_recorded_at = greatest(last_recorded_at, planned_at),
+            last_seq = last_seq + statements, revision = revision + 1 WHERE id = 1
+            RETURNING last_recorded_at, last_seq - statements INTO stamped_at, first_seq;
+        IF stamped_at >= valid_limit THEN
+            RAISE EXCEPTION 'a write planned at % would be recorded at %, after a valid time '
+                'it was planned against', planned_at, stamped_at USING ERRCODE = 'TR001';
+        END IF;
+        SELECT last_value + is_called::int INTO first_row FROM versions_row_id_seq;
+        IF versions > 0 THEN
+            PERFORM setval('versions_row_id_seq', first_row + versions - 1);
+        END IF;
+        PERFORM set_config('temporal_rag.planned_at', planned_at::TEXT, true),
+            set_config('temporal_rag.stamped_at', stamped_at::TEXT, true),
+            set_config('temporal_rag.first_seq', first_seq::TEXT, true),
+            set_config('temporal_rag.first_row', first_row::TEXT, true);
+        RETURN stamped_at;
+    END $$""",
+    "CREATE FUNCTION stamped_time(planned BIGINT) RETURNS BIGINT LANGUAGE sql STABLE AS $$ "
+    "SELECT CASE WHEN planned = current_setting('temporal_rag.planned_at')::BIGINT "
+    "THEN current_setting('temporal_rag.stamped_at')::BIGINT ELSE planned END $$",
+    _STAMPED_ID.format(what="seq"),
+    _STAMPED_ID.format(what="row"),
+)
+SCHEMA = _TABLES + STAMPING
+MIGRATIONS: dict[int, tuple[str, ...]] = {2: STAMPING}
 """The statements that bring a ledger from the previous version to this one."""
 RESTART_KEY_IDS = (
     "SELECT setval(pg_get_serial_sequence('keys', 'key_id'), "
@@ -166,6 +218,44 @@ WRITE_START = (
     "FROM ledger_clock c, versions_row_id_seq s WHERE c.id = 1"
 )
 ROW_IDS_USED = "SELECT setval('versions_row_id_seq', %s)"
+# A parallel write: the write lock shared (writes that lock the whole ledger wait), then the
+# locks of what it names, in the order given; its first read is the record clock alone.
+WRITE_LOCKS = {
+    False: "SELECT set_config('lock_timeout', %s, true), pg_advisory_xact_lock(%s)",
+    True: "SELECT set_config('lock_timeout', %s, true), pg_advisory_xact_lock_shared(%s)",
+}
+SCOPE_LOCKS = "SELECT count(pg_advisory_xact_lock(lock)) FROM unnest(%s::BIGINT[]) AS lock"
+PARALLEL_START = "SELECT last_recorded_at FROM ledger_clock WHERE id = 1"
+STAMP_WRITE = "SELECT stamp_write(%s, %s, %s, %s, %s)"
+# The changes of a parallel write, stamped (see STAMPING).
+STAMPED_INSERT_STATEMENT = (
+    f"INSERT INTO statements ({STATEMENT_COLUMNS}) VALUES (stamped_seq(%s), %s, %s, %s, %s, "
+    "%s, %s, %s, %s, %s, %s, %s, stamped_time(%s), stamped_time(%s), stamped_time(%s), %s, "
+    "%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+)
+STAMPED_INSERT_VERSION = (
+    "INSERT INTO versions (row_id, fact_id, head_seq, namespace, key_id, stream, value, "
+    "valid_from, valid_to, end_kind, end_by, end_rule, end_score, recorded_at, retired_at) "
+    "VALUES (stamped_row(%s), %s, stamped_seq(%s), %s, %s, %s, %s, stamped_time(%s), "
+    "stamped_time(%s), %s, %s, %s, %s, stamped_time(%s), %s)"
+)
+STAMPED_RETIRE_STATEMENT = (
+    schema.RETIRE_STATEMENT.replace("retired_at = ?", "retired_at = stamped_time(?)")
+    .replace("seq = ?", "seq = stamped_seq(?)")
+    .replace("?", "%s")
+)
+STAMPED_RETIRE_VERSION = (
+    schema.RETIRE_VERSION.replace("retired_at = ?", "retired_at = stamped_time(?)")
+    .replace("row_id = ?", "row_id = stamped_row(?)")
+    .replace("?", "%s")
+)
+# Each change by its plain SQL.
+STAMPED = {
+    INSERT_STATEMENT: STAMPED_INSERT_STATEMENT,
+    INSERT_VERSION: STAMPED_INSERT_VERSION,
+    RETIRE_STATEMENT: STAMPED_RETIRE_STATEMENT,
+    RETIRE_VERSION: STAMPED_RETIRE_VERSION,
+}
 # What a statement valid from an instant can change, in one round trip: the suffix reads of
 # schema.SUFFIX_VERSIONS (each version with its head statement: a write that closes a version
 # builds its result from it without reading it again) and schema.SUFFIX_STATEMENTS.

@@ -31,6 +31,7 @@ class SQLiteBackend:
     """Statement and version rows in one SQLite file; see the Backend protocol."""
 
     reads_ahead = False  # its reads are local: nothing to gain by naming them first
+    parallel_writes = False  # SQLite has one writer at a time
 
     def __init__(
         self,
@@ -68,6 +69,9 @@ class SQLiteBackend:
 
     def snapshot(self) -> AbstractContextManager[None]:
         return self._db.snapshot()
+
+    def moved_record_time(self) -> tuple[Instant, Instant] | None:
+        return None  # never parallel: a write is stamped when it is planned
 
     def revision(self) -> tuple[int, int]:
         return self._db.revision()

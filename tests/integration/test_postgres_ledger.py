@@ -42,14 +42,6 @@ def lives(city: str, year: int) -> Fact:
     return _maria("lives in", city, year)
 
 
-@pytest.fixture
-def schema(postgres_url: str) -> Iterator[str]:
-    """A schema name of this test's own, dropped after."""
-    name = f"p_{uuid.uuid4().hex[:12]}"
-    yield name
-    drop_schema(postgres_url, name)
-
-
 def test_reopening_keeps_facts_declarations_and_record_time(postgres_url: str, schema: str) -> None:
     with PostgresLedger(postgres_url, schema=schema) as ledger:
         ledger.declare("speaks", "many")

@@ -1,0 +1,200 @@
+"""Parallel writes on PostgreSQL: writes of new facts lock only what they name, and are
+stamped (record time, seqs, row ids) when they commit, in commit order."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import psycopg
+import pytest
+
+from shared_core import Fact, ManualClock
+from shared_core.ledger import PostgresLedger, WriteResult
+from shared_core.ledger.backend import ParallelWriteRefused
+from shared_core.ledger.postgres import PostgresBackend
+from shared_core.ledger.results import ChangeCursor
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+SECOND = timedelta(seconds=1)
+
+
+def lives(subject: str, city: str, valid_from: datetime | None = None) -> Fact:
+    return Fact(
+        text=f"{subject} lives in {city}",
+        subject=subject,
+        relation="lives in",
+        object=city,
+        valid_from=valid_from,
+    )
+
+
+def ledger_at(url: str, schema: str, when: datetime, **options: Any) -> PostgresLedger:
+    return PostgresLedger(url, schema=schema, clock=ManualClock(when), **options)
+
+
+@contextmanager
+def held_before_commit(ledger: PostgresLedger, write: Callable[[], object]) -> Iterator[list[Any]]:
+    """Run ``write`` in a thread that stops once, after planning and before sending its changes
+    (its locks held), until the block ends; yields the thread's result (or error), filled after."""
+    backend = ledger._backend
+    assert isinstance(backend, PostgresBackend)
+    send, planned, go = backend._send_stamped, threading.Event(), threading.Event()
+    outcome: list[Any] = []
+
+    def stop_once(conn: Any) -> Any:
+        if not planned.is_set():
+            planned.set()
+            assert go.wait(30)
+        return send(conn)
+
+    def run() -> None:
+        try:
+            outcome.append(write())
+        except Exception as exc:  # reported by the test
+            outcome.append(exc)
+
+    backend._send_stamped = stop_once  # type: ignore[method-assign]
+    thread = threading.Thread(target=run)
+    thread.start()
+    try:
+        assert planned.wait(30), "the write never reached its commit"
+        yield outcome
+    finally:
+        go.set()
+        thread.join(30)
+
+
+def refusals(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Parallel writes refused from now on (they ran again, alone)."""
+    refused: list[str] = []
+    original = PostgresBackend.transaction
+
+    @contextmanager
+    def spy(self: PostgresBackend, **kwargs: Any) -> Iterator[None]:
+        try:
+            with original(self, **kwargs):
+                yield
+        except ParallelWriteRefused as exc:
+            refused.append(str(exc))
+            raise
+
+    monkeypatch.setattr(PostgresBackend, "transaction", spy)
+    return refused
+
+
+def test_writes_of_other_keys_commit_while_a_write_is_planned_and_it_is_stamped_after_them(
+    postgres_url: str, schema: str
+) -> None:
+    """A holds its key and has planned at its clock's 10:00:00; B (another key, clock 10:00:05,
+    busy_retries 0: it would fail if it waited for A) commits meanwhile. A is then recorded at
+    B's later time, its defaulted valid_from with it: record time follows commit order."""
+    with (
+        ledger_at(postgres_url, schema, T0) as a,
+        ledger_at(postgres_url, schema, T0 + 5 * SECOND, busy_retries=0, lock_timeout=1) as b,
+    ):
+        a.write(lives("Ana", "Porto", T0 - 9 * SECOND))
+        with held_before_commit(a, lambda: a.write(lives("Ana", "Faro"))) as outcome:
+            other = b.write(lives("Rui", "Lagos"))
+            b.write(lives("Eva", "Braga", T0 - 3 * SECOND))
+        (moved,) = outcome
+        assert isinstance(moved, WriteResult), moved
+        assert other.fact is not None
+        assert moved.fact is not None
+        assert other.fact.recorded_at == T0 + 5 * SECOND
+        assert moved.fact.recorded_at == moved.fact.valid_from == T0 + 5 * SECOND
+        assert [(c.object, c.valid_to) for c in moved.closed] == [("Porto", T0 + 5 * SECOND)]
+        history = a.history("Ana", "lives in")
+        assert [(f.object, f.valid_from, f.valid_to) for f in history] == [
+            ("Porto", T0 - 9 * SECOND, T0 + 5 * SECOND),
+            ("Faro", T0 + 5 * SECOND, None),
+        ]
+        rows = sorted(a.changes(ChangeCursor()).records, key=lambda r: r.row_id)
+        assert [r.recorded_at for r in rows] == sorted(r.recorded_at for r in rows)
+        texts = [r.text for r in rows]
+        assert texts.index("Eva lives in Braga") < texts.index("Ana lives in Faro")
+
+
+def test_a_parallel_write_whose_plan_its_stamp_would_change_runs_again_alone(
+    postgres_url: str, schema: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ana's next move is known for 10:00:03. A plans "now" (10:00:00) before it: a version
+    until 10:00:03. B commits at 10:00:05 meanwhile, so A would be recorded at 10:00:05, after
+    that move: its plan is refused, nothing kept, and it runs again at 10:00:05 alone."""
+    with (
+        ledger_at(postgres_url, schema, T0) as a,
+        ledger_at(postgres_url, schema, T0 + 5 * SECOND) as b,
+    ):
+        a.write(lives("Ana", "Porto", T0 - 9 * SECOND))
+        a.write(lives("Ana", "Lagos", T0 + 3 * SECOND))
+        refused = refusals(monkeypatch)
+        with held_before_commit(a, lambda: a.write(lives("Ana", "Faro"))) as outcome:
+            b.write(lives("Rui", "Lagos"))
+        (again,) = outcome
+        assert isinstance(again, WriteResult), again
+        assert len(refused) == 1
+        assert "after a valid time" in refused[0]
+        assert again.fact is not None
+        assert again.fact.valid_from == again.fact.recorded_at == T0 + 5 * SECOND
+        assert [(c.object, c.valid_to) for c in again.closed] == [("Lagos", T0 + 5 * SECOND)]
+        history = a.history("Ana", "lives in")
+        assert [(f.object, f.valid_to) for f in history] == [
+            ("Porto", T0 + 3 * SECOND),
+            ("Lagos", T0 + 5 * SECOND),
+            ("Faro", None),
+        ]
+
+
+def test_a_parallel_write_that_must_read_its_own_changes_runs_again_alone(
+    postgres_url: str, schema: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same text twice in one batch: the second is looked up after the first is queued,
+    which the database does not hold yet; the batch runs again alone and gets it right."""
+    with PostgresLedger(postgres_url, schema=schema) as ledger:
+        refused = refusals(monkeypatch)
+        results = ledger.write_many([Fact(text="Ana likes tea"), Fact(text="ana likes tea")])
+        assert [r.decision for r in results] == ["novel", "duplicate"]
+        assert refused == ["the write reads rows after changing some"]
+        assert len(ledger.current()) == 1
+
+
+def test_a_ledger_of_schema_version_1_is_upgraded_and_writes_in_parallel(
+    postgres_url: str, schema: str
+) -> None:
+    with PostgresLedger(postgres_url, schema=schema) as ledger:
+        ledger.write(lives("Ana", "Porto", T0))
+    with psycopg.connect(postgres_url, autocommit=True) as conn:  # back to version 1
+        for function in ("stamp_write", "stamped_time", "stamped_seq", "stamped_row"):
+            conn.execute(f"DROP FUNCTION {schema}.{function}")
+        conn.execute(f"UPDATE {schema}.schema_migrations SET version = 1")
+    with PostgresLedger(postgres_url, schema=schema, create=False) as ledger:
+        moved = ledger.write(lives("Ana", "Faro", T0 + SECOND))
+        assert moved.decision == "superseded"
+        assert ledger._backend.moved_record_time() is None
+    with psycopg.connect(postgres_url) as conn:
+        versions = conn.execute(f"SELECT version FROM {schema}.schema_migrations").fetchall()
+    assert sorted(v for (v,) in versions) == [1, 2]
+
+
+def test_the_record_clock_seqs_and_row_ids_continue_after_parallel_writes(
+    postgres_url: str, schema: str
+) -> None:
+    """Provisional seqs and row ids never reach the tables: both continue from the stored ones,
+    whichever kind of write comes next."""
+    with PostgresLedger(postgres_url, schema=schema) as ledger:
+        ledger.write_many([lives(p, "Porto", T0) for p in ("Ana", "Rui", "Eva")])
+        ledger.write(lives("Ana", "Faro", T0 + SECOND))
+        closed = ledger.retract("Rui", "lives in", at=T0 + 2 * SECOND)
+        ledger.write(lives("Eva", "Braga", T0 + 3 * SECOND))
+        assert closed.decision == "retracted"
+    with psycopg.connect(postgres_url) as conn:
+        seqs = [s for (s,) in conn.execute(f"SELECT seq FROM {schema}.statements ORDER BY seq")]
+        rows = [r for (r,) in conn.execute(f"SELECT row_id FROM {schema}.versions ORDER BY 1")]
+        (clock,) = conn.execute(f"SELECT last_seq FROM {schema}.ledger_clock").fetchall()
+    assert seqs == list(range(1, len(seqs) + 1))
+    assert clock == (len(seqs),)
+    assert rows == list(range(rows[0], rows[0] + len(rows)))
+    assert max(rows) < 2**60
