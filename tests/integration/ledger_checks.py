@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from shared_core.clock import OPEN, to_instant
+from shared_core.clock import OPEN, from_instant, to_instant
 from shared_core.errors import FactNotFoundError
 from shared_core.index.chroma import ChromaIndex
 from shared_core.index.chroma_layout import from_metadata, is_live
@@ -64,6 +64,20 @@ def deleted_or_rewritten(
             elif row.retired_at == OPEN and _unretired(now) != row:
                 problems.append(f"{kind} {getattr(row, key)} changed beyond its retirement")
     return problems
+
+
+def ledger_answer(ledger: Any, valid_at: int, known: int | None) -> set[tuple[Any, ...]]:
+    """``as_of`` at those instants (known None: now), as the oracle's ``as_of`` answers."""
+    facts = ledger.as_of(
+        valid_at=from_instant(valid_at), known_at=None if known is None else from_instant(known)
+    )
+    found = set()
+    for f in facts:
+        end = OPEN if f.valid_to is None else to_instant(f.valid_to)
+        found.add(
+            (f.id, f.key.subject, f.key.relation, f.object_key, to_instant(f.valid_from), end)
+        )
+    return found
 
 
 def overlapping_versions(versions: list[VersionRow]) -> list[str]:

@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from shared_core.clock import OPEN, from_instant, to_instant
+from shared_core.clock import OPEN, to_instant
 from shared_core.embedders.base import HashingEmbedder
 from shared_core.errors import LedgerBusyError
 from shared_core.facts import Cardinality, Fact
@@ -54,6 +54,7 @@ from tests.integration.concurrent_writer import (
 from tests.integration.ledger_checks import (
     emit,
     index_disagreements,
+    ledger_answer,
     lost_ids,
     overlapping_versions,
 )
@@ -120,19 +121,6 @@ def replay(logs: list[list[dict[str, Any]]], statements: list[StatementRow]) -> 
             got = oracle.correct(what["target"], what["changes"], t, sid)
         assert str(got) == decision, f"{op} {what}: the ledger said {decision}, the oracle {got}"
     return oracle
-
-
-def ledger_answer(ledger: Any, valid_at: int, known: int | None) -> set[tuple[Any, ...]]:
-    facts = ledger.as_of(
-        valid_at=from_instant(valid_at), known_at=None if known is None else from_instant(known)
-    )
-    found = set()
-    for f in facts:
-        end = OPEN if f.valid_to is None else to_instant(f.valid_to)
-        found.add(
-            (f.id, f.key.subject, f.key.relation, f.object_key, to_instant(f.valid_from), end)
-        )
-    return found
 
 
 def check_everything(ledger: Any, logs: list[list[dict[str, Any]]]) -> dict[str, int]:
