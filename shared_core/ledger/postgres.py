@@ -33,7 +33,6 @@ from shared_core.ledger import schema as codecs
 from shared_core.ledger.backend import (
     NO_READS,
     FactRow,
-    ParallelWriteRefused,
     ProseRead,
     VersionQuery,
     WriteReads,
@@ -45,12 +44,14 @@ from shared_core.ledger.postgres_connection import (
     redacted,
     scope_locks,
 )
+from shared_core.ledger.postgres_queries import PostgresQueries
 from shared_core.ledger.postgres_reads import ReadAhead
-from shared_core.ledger.records import LedgerDump, StatementRow, VersionRow
+from shared_core.ledger.postgres_stamping import StampedWrite
+from shared_core.ledger.records import LedgerDump, StatementRow
 from shared_core.supersession import StreamState, Version
 
 
-class PostgresBackend:
+class PostgresBackend(PostgresQueries):
     """Statement and version rows in one PostgreSQL schema; see the Backend protocol."""
 
     reads_ahead = True  # a write's first reads go in the round trip of its lock
@@ -67,13 +68,15 @@ class PostgresBackend:
         connect_timeout: float = 10.0,
         create: bool = True,
     ) -> None:
-        self._db = PostgresConnections(
-            url,
-            schema_name=schema_name,
-            pool_size=pool_size,
-            lock_timeout=lock_timeout,
-            busy_retries=busy_retries,
-            connect_timeout=connect_timeout,
+        super().__init__(
+            PostgresConnections(
+                url,
+                schema_name=schema_name,
+                pool_size=pool_size,
+                lock_timeout=lock_timeout,
+                busy_retries=busy_retries,
+                connect_timeout=connect_timeout,
+            )
         )
         self.url = url
         self.schema_name = schema_name
@@ -92,24 +95,20 @@ class PostgresBackend:
         self._heads: dict[int, StatementRow] = {}  # statements it read, as they stand in it
         self._reads = NO_READS  # the open transaction's first reads, and their answers
         self._ahead = ReadAhead()
-        # A parallel write's changes (plain SQL, parameters), not sent until it commits; the
-        # valid times it planned against; its stamp_write call; what its commit moved.
-        self._queued: list[tuple[str, tuple[Any, ...]]] = []
-        self._bounds: set[Instant] = set()
-        self._stamp: Any = None
-        self._moved: tuple[Instant, Instant] | None = None
+        self._stamped = StampedWrite()  # a parallel write's changes, until its commit
+        self._moved: tuple[Instant, Instant] | None = None  # what the last one's stamp moved
         self._db.open(create=create)
 
     # ------------------------------------------------------------------ transactions
     @contextmanager
     def transaction(self, *, reads: WriteReads = NO_READS) -> Iterator[None]:
         self._reads, self._moved = reads, None
-        self._bounds = set(reads.times)
+        self._stamped.start(reads.times)
         try:
             with self._db.transaction(self._start_write, self._finish_write, shared=reads.parallel):
                 yield
             if reads.parallel:
-                self._moved = self._stamped()
+                self._moved = self._record_time_moved()
         except BaseException:
             self._pending_keys.clear()
             raise
@@ -120,8 +119,7 @@ class PostgresBackend:
             self._reads = NO_READS
             self._ahead.clear()
             self._unstored_keys.clear()
-            self._queued.clear()
-            self._stamp = None
+            self._stamped.clear()
         self._commits += 1
         self._keep_keys(self._pending_keys)
         self._pending_keys.clear()
@@ -145,35 +143,26 @@ class PostgresBackend:
 
     def _finish_write(self, conn: Any) -> None:
         if self._reads.parallel:
-            self._stamp = self._send_stamped(conn)
+            assert self._clock is not None
+            planned, last_seq = self._clock
+            self._stamped.send(
+                conn,
+                lock=self._db.stamp_lock_id,
+                planned=planned,
+                seqs=last_seq - postgres_schema.PROVISIONAL,
+                rows=self._next_row - self._first_row,
+            )
             return
         if self._next_row > self._first_row:
             conn.execute(postgres_schema.ROW_IDS_USED, (self._next_row - 1,))
         if not self._clock_moved:  # set_last_record moves the revision with the clock
             conn.execute("UPDATE ledger_clock SET revision = revision + 1 WHERE id = 1")
 
-    def _send_stamped(self, conn: Any) -> Any:
-        """Queue stamp_write and the write's changes (see postgres_schema.STAMPING)."""
-        assert self._clock is not None
-        planned, last_seq = self._clock
-        limit = OPEN
-        if self._queued:
-            if planned in self._bounds:  # stamped, it could not be told from that valid time
-                raise ParallelWriteRefused(f"{planned} is a valid time of the write too")
-            limit = min((bound for bound in self._bounds if bound > planned), default=OPEN)
-        statements = last_seq - postgres_schema.PROVISIONAL
-        versions = self._next_row - self._first_row
-        params = (self._db.stamp_lock_id, planned, limit, statements, versions)
-        stamp = conn.execute(postgres_schema.STAMP_WRITE, params)
-        for plain, values in self._queued:
-            conn.execute(postgres_schema.STAMPED[plain], values)
-        return stamp
-
-    def _stamped(self) -> tuple[Instant, Instant] | None:
+    def _record_time_moved(self) -> tuple[Instant, Instant] | None:
         """(planned, stamped) record time of the parallel write just committed, if they differ."""
         assert self._clock is not None
         with self._db.translated():
-            stamped = int(self._stamp.fetchone()[0])
+            stamped = self._stamped.stamped_at()
         planned = self._clock[0]
         return None if stamped == planned else (planned, stamped)
 
@@ -181,17 +170,11 @@ class PostgresBackend:
         return self._moved
 
     def _change(self, sql: str, params: tuple[Any, ...]) -> None:
-        """Run a change now, or queue it until a parallel write commits."""
+        """Run a change now, or hold it back until a parallel write commits."""
         if self._reads.parallel:
-            self._queued.append((sql, params))
+            self._stamped.queue(sql, params)
         else:
             self._execute(sql, params)
-
-    def _reading(self) -> None:
-        """A parallel write reads rows only before it queues changes (which the database
-        does not hold yet); a write that reads after is run again alone."""
-        if self._queued:
-            raise ParallelWriteRefused("the write reads rows after changing some")
 
     def snapshot(self) -> AbstractContextManager[None]:
         return self._db.snapshot()
@@ -293,7 +276,7 @@ class PostgresBackend:
     # ------------------------------------------------------------------ streams
     def load_stream(self, key_id: int | None, stream: str) -> StreamState:
         # A key's stream by its id, prose by ``key_id IS NULL``: both indexed.
-        self._reading()
+        self._stamped.reading()
         keyed = key_id is not None
         params = (*((key_id,) if keyed else ()), stream, -(2**63))
         reads = postgres_schema.STREAM_READS[keyed]
@@ -307,7 +290,7 @@ class PostgresBackend:
         if read_ahead is not None:  # read from an earlier instant: a longer suffix
             before, versions, statements = read_ahead
         else:
-            self._reading()
+            self._stamped.reading()
             reads = postgres_schema.SUFFIX_READS[key_id is not None]
             suffix = postgres_schema.tail_params(key_id, stream, before)
             versions, statements = self._both(reads[0], suffix, reads[1], suffix)
@@ -327,17 +310,12 @@ class PostgresBackend:
             seqs = [s.seq for s in state.statements]
             row_ids = [v.row_id for v in state.versions if v.row_id is not None]
             self._ahead.loaded(key_id, stream, seqs, row_ids)
-        if self._reads.parallel:  # the valid times its plan depends on
-            for statement in state.statements:
-                self._bounds.add(statement.valid_from)
-                if statement.valid_to is not None:
-                    self._bounds.add(statement.valid_to)
-            for version in state.versions:
-                self._bounds.update((version.valid_from, version.valid_to))
+        if self._reads.parallel:  # its plan depends on these valid times
+            self._stamped.loaded(state)
         return state
 
     def load_streams(self, key_id: int) -> dict[str, StreamState]:
-        self._reading()
+        self._stamped.reading()
         rows = self._all(
             "SELECT DISTINCT stream FROM statements WHERE key_id = %s AND "
             f"{postgres_schema.BELIEVED_SQL}",
@@ -390,18 +368,18 @@ class PostgresBackend:
         cached = self._heads.get(seq)
         if cached is not None:
             return cached
-        self._reading()
+        self._stamped.reading()
         return self._statements("WHERE seq = %s", (seq,))[0]
 
     def known_fact_ids(self, fact_ids: list[str]) -> set[str]:
         read_ahead = self._ahead.known_fact_ids(fact_ids)
         if read_ahead is not None:
             return read_ahead
-        self._reading()
+        self._stamped.reading()
         return {row[0] for row in self._all(postgres_schema.KNOWN_FACT_IDS, (fact_ids,))}
 
     def statements_of_fact(self, fact_id: str) -> list[StatementRow]:
-        self._reading()
+        self._stamped.reading()
         return self._statements("WHERE fact_id = %s ORDER BY seq", (fact_id,))
 
     def find_prose(
@@ -409,7 +387,7 @@ class PostgresBackend:
     ) -> StatementRow | None:
         rows = self._ahead.prose(ProseRead(namespace, text_key, valid_from, valid_to))
         if rows is None:
-            self._reading()
+            self._stamped.reading()
             params = postgres_schema.prose_params(namespace, text_key, valid_from, valid_to)
             rows = self._all(postgres_schema.FIND_PROSE, params)
         return codecs.decode_statement(rows[0]) if rows else None
@@ -444,88 +422,15 @@ class PostgresBackend:
         )
         return self._fact_rows(sql, params)
 
-    def namespaces(self, prefix: str, valid_at: Instant, known_at: Instant) -> list[str]:
-        where = ["left(namespace, %s) = %s", "valid_from <= %s", "valid_to > %s"]
-        params: list[Any] = [len(prefix), prefix, valid_at, valid_at]
-        if known_at >= OPEN - 1:
-            where.append(postgres_schema.BELIEVED_SQL)
-        else:
-            where += ["recorded_at <= %s", "retired_at > %s"]
-            params += [known_at, known_at]
-        sql = f"SELECT DISTINCT namespace FROM versions WHERE {' AND '.join(where)}"
-        return [str(row[0]) for row in self._all(sql, params)]
-
-    def key_versions(self, key_id: int, known_at: Instant) -> list[FactRow]:
-        sql = (
-            f"{postgres_schema.FACT_SELECT} WHERE v.key_id = %s AND v.recorded_at <= %s "
-            "ORDER BY v.row_id"
-        )
-        return self._fact_rows(sql, [key_id, known_at])
-
-    def versions_of_fact(self, fact_id: str) -> list[FactRow]:
-        return self._fact_rows(
-            f"{postgres_schema.FACT_SELECT} WHERE v.fact_id = %s ORDER BY v.row_id", [fact_id]
-        )
-
     def versions_by_row(self, row_ids: list[int]) -> list[FactRow]:
         if not row_ids:
             return []
-        self._reading()
+        self._stamped.reading()
         rows = self._fact_rows(
             f"{postgres_schema.FACT_SELECT} WHERE v.row_id = ANY(%s)", [list(row_ids)]
         )
         by_id = {row[0].row_id: row for row in rows}
         return [by_id[row_id] for row_id in row_ids if row_id in by_id]
-
-    def visible_rows(
-        self, row_ids: list[int], namespace: str, valid_at: Instant | None, known_at: Instant
-    ) -> set[int]:
-        if not row_ids:
-            return set()
-        params: list[Any] = [namespace, known_at, known_at]
-        sql = postgres_schema.VISIBLE_ROWS
-        if valid_at is not None:
-            sql, params = postgres_schema.VISIBLE_ROWS_VALID, [*params, valid_at, valid_at]
-        return {row[0] for row in self._all(sql, [*params, list(row_ids)])}
-
-    def list_visible_rows(
-        self, namespace: str, valid_at: Instant | None, known_at: Instant, limit: int
-    ) -> list[int] | None:
-        params: list[Any] = [namespace, known_at, known_at]
-        sql = postgres_schema.LIST_VISIBLE_ROWS
-        if valid_at is not None:
-            sql, params = postgres_schema.LIST_VISIBLE_ROWS_VALID, [*params, valid_at, valid_at]
-        rows = self._all(sql, [*params, limit + 1])
-        return None if len(rows) > limit else [row[0] for row in rows]
-
-    def changed_versions(
-        self, after_row: int, retired_from: Instant, *, strict: bool, limit: int
-    ) -> list[FactRow]:
-        start = retired_from + 1 if strict else retired_from
-        retired = self._fact_rows(postgres_schema.RETIRED_SINCE, [start, after_row])
-        inserted = self._fact_rows(postgres_schema.INSERTED_AFTER, [after_row, limit])
-        return retired + inserted
-
-    def count_retired_at(self, at: Instant) -> int:
-        return int(self._one(postgres_schema.COUNT_RETIRED_AT, (at,))[0])
-
-    def last_row_id(self) -> int:
-        return int(self._one("SELECT coalesce(max(row_id), 0) FROM versions")[0])
-
-    def export(self) -> tuple[list[StatementRow], list[VersionRow]]:
-        statements = self._statements("ORDER BY seq", ())
-        rows = self._all(
-            f"SELECT {postgres_schema.VERSION_COLUMNS} FROM versions ORDER BY row_id", ()
-        )
-        return statements, [codecs.decode_version(row) for row in rows]
-
-    def relations(self) -> dict[str, Cardinality]:
-        rows = self._all("SELECT relation, cardinality FROM relations", ())
-        return {relation: Cardinality(value) for relation, value in rows}
-
-    def keys(self) -> dict[int, FactKey]:
-        rows = self._all("SELECT key_id, namespace, subject, relation FROM keys", ())
-        return {int(row[0]): FactKey(*row[1:]) for row in rows}
 
     def restore(self, dump: LedgerDump) -> None:
         for relation, cardinality in dump.relations:
@@ -548,45 +453,6 @@ class PostgresBackend:
             # empty to the planner, and a key's reads scanned the believed rows of every key
             cursor.execute("ANALYZE keys, statements, versions")
         self.set_last_record(*dump.last_record)
-
-    # ------------------------------------------------------------------ helpers
-    def _execute(self, sql: str, params: tuple[Any, ...]) -> None:
-        with self._db.connection() as conn:
-            conn.execute(sql, params)
-
-    def _one(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
-        with self._db.connection() as conn:
-            return conn.execute(sql, params).fetchone()
-
-    def _all(self, sql: str, params: tuple[Any, ...] | list[Any]) -> list[tuple[Any, ...]]:
-        with self._db.connection() as conn:
-            return list(conn.execute(sql, params).fetchall())
-
-    def _both(
-        self, first: str, first_params: tuple[Any, ...], then: str, then_params: tuple[Any, ...]
-    ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-        """The rows of two queries, sent together (one round trip in a write's pipeline)."""
-        with self._db.connection() as conn:
-            first_rows, then_rows = (
-                conn.execute(first, first_params),
-                conn.execute(then, then_params),
-            )
-            return list(first_rows.fetchall()), list(then_rows.fetchall())
-
-    def _statements(self, clause: str, params: tuple[Any, ...]) -> list[StatementRow]:
-        rows = self._all(
-            f"SELECT {postgres_schema.STATEMENT_COLUMNS} FROM statements {clause}", params
-        )
-        return [codecs.decode_statement(row) for row in rows]
-
-    def _fact_rows(self, sql: str, params: list[Any]) -> list[FactRow]:
-        return [
-            (
-                codecs.decode_version(row[: postgres_schema.N_VERSION]),
-                codecs.decode_statement(row[postgres_schema.N_VERSION :]),
-            )
-            for row in self._all(sql, params)
-        ]
 
 
 class PostgresLedger(Ledger):

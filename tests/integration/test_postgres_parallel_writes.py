@@ -47,14 +47,15 @@ def held_before_commit(ledger: PostgresLedger, write: Callable[[], object]) -> I
     (its locks held), until the block ends; yields the thread's result (or error), filled after."""
     backend = ledger._backend
     assert isinstance(backend, PostgresBackend)
-    send, planned, go = backend._send_stamped, threading.Event(), threading.Event()
+    stamped = backend._stamped
+    send, planned, go = stamped.send, threading.Event(), threading.Event()
     outcome: list[Any] = []
 
-    def stop_once(conn: Any) -> Any:
+    def stop_once(conn: Any, **stamp: Any) -> None:
         if not planned.is_set():
             planned.set()
             assert go.wait(30)
-        return send(conn)
+        send(conn, **stamp)
 
     def run() -> None:
         try:
@@ -62,7 +63,7 @@ def held_before_commit(ledger: PostgresLedger, write: Callable[[], object]) -> I
         except Exception as exc:  # reported by the test
             outcome.append(exc)
 
-    backend._send_stamped = stop_once  # type: ignore[method-assign]
+    stamped.send = stop_once  # type: ignore[method-assign]
     thread = threading.Thread(target=run)
     thread.start()
     try:

@@ -162,8 +162,9 @@ def test_the_loading_scanner_allows_safe_calls(source: str) -> None:
 #   - a local variable all of whose assignments, augmented assignments and
 #     ``.append`` / ``.insert`` / ``.extend`` calls in the function are static (a ``for`` loop
 #     variable counts as assigned from the collection it iterates);
-#   - a parameter of a private helper (``_one(sql, ...)``) when every call of that helper in the
-#     module passes a static value for it;
+#   - a parameter of a private helper (``_one(sql, ...)``) when every call of a helper of that
+#     name in the module, and in the ledger modules that import from it (a subclass calls its
+#     base class's helpers), passes a static value for it;
 #   - psycopg's composition ``sql.SQL(static).format(sql.Identifier(any), ...)``: an identifier
 #     (a PostgreSQL schema name) is quoted by psycopg, whatever its value.
 STR_METHODS = {"join", "format", "strip", "split", "replace", "upper", "lower"}
@@ -177,14 +178,17 @@ PSYCOPG_IDENTIFIERS = {"sql.Identifier", "psycopg.sql.Identifier"}
 class StaticSql:
     """Decides whether an expression of one module is static SQL (see the rule above)."""
 
-    def __init__(self, module: ast.Module, constants: dict[str, list[ast.expr]]) -> None:
+    def __init__(
+        self,
+        module: ast.Module,
+        constants: dict[str, list[ast.expr]],
+        importers: list[ast.Module] = (),  # type: ignore[assignment]
+    ) -> None:
         self.module = module
         self.constants = constants  # "NAME" and "schema.NAME" -> its defining expressions
-        self.functions = {
-            f.name: f
-            for f in ast.walk(module)
-            if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
-        }
+        self.functions = _functions(module)
+        # every function that may call a private helper: the module's and its importers'
+        self.callers = [f for tree in [module, *importers] for f in _functions(tree).values()]
 
     def static(
         self, node: ast.AST, scope: ast.AST | None, seen: frozenset[str] = frozenset()
@@ -287,7 +291,7 @@ class StaticSql:
         position = params.index(name) - (params[:1] == ["self"])
         calls = [
             (call, caller)
-            for caller in self.functions.values()
+            for caller in self.callers
             for call in ast.walk(caller)
             if isinstance(call, ast.Call)
             and isinstance(call.func, ast.Attribute | ast.Name)
@@ -304,6 +308,12 @@ class StaticSql:
             if argument is None or not self.static(argument, caller, seen):
                 return False
         return bool(calls)
+
+
+def _functions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    return {
+        f.name: f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
 
 
 def _module_constants(tree: ast.Module, prefix: str = "") -> dict[str, list[ast.expr]]:
@@ -333,9 +343,14 @@ def _ledger_constants() -> dict[str, list[ast.expr]]:
     return constants
 
 
-def dynamic_sql(tree: ast.Module, constants: dict[str, list[ast.expr]]) -> list[tuple[int, str]]:
-    """Every execute whose SQL is not static: (line, the SQL expression)."""
-    checker = StaticSql(tree, {**_module_constants(tree), **constants})
+def dynamic_sql(
+    tree: ast.Module,
+    constants: dict[str, list[ast.expr]],
+    importers: list[ast.Module] = (),  # type: ignore[assignment]
+) -> list[tuple[int, str]]:
+    """Every execute whose SQL is not static: (line, the SQL expression); ``importers``: the
+    modules that import from this one, whose calls of its private helpers count too."""
+    checker = StaticSql(tree, {**_module_constants(tree), **constants}, importers)
     problems: list[tuple[int, str]] = []
     for function in checker.functions.values():
         for node in ast.walk(function):
@@ -354,7 +369,14 @@ def test_every_ledger_execute_passes_values_as_parameters() -> None:
     constants = _ledger_constants()
     executes = 0
     problems: list[str] = []
-    for path, tree in _sources(LEDGER):
+    sources = list(_sources(LEDGER))
+    for path, tree in sources:
+        module = f"shared_core.ledger.{path.stem}"
+        importers = [
+            other
+            for _, other in sources
+            if any(isinstance(n, ast.ImportFrom) and n.module == module for n in ast.walk(other))
+        ]
         executes += sum(
             1
             for n in ast.walk(tree)
@@ -362,7 +384,8 @@ def test_every_ledger_execute_passes_values_as_parameters() -> None:
             and isinstance(n.func, ast.Attribute)
             and n.func.attr in EXECUTE
         )
-        problems += [f"{path.name}:{line}: {sql}" for line, sql in dynamic_sql(tree, constants)]
+        found = dynamic_sql(tree, constants, importers)
+        problems += [f"{path.name}:{line}: {sql}" for line, sql in found]
     assert executes > 20  # the scan really saw the SQLite ledger
     assert problems == []
 

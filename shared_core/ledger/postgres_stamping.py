@@ -1,0 +1,77 @@
+"""A PostgreSQL parallel write's changes, held back until its commit and stamped there.
+
+A parallel write (``WriteReads.parallel``, see :mod:`shared_core.ledger.postgres`) plans with the
+record time it read and with provisional seqs and row ids. :class:`StampedWrite` queues its
+inserts and updates instead of sending them, keeps every valid time its plan was made against,
+and at the commit sends one ``stamp_write`` call (postgres_schema.STAMPING) followed by the
+changes, stamped on the server. It refuses (:class:`ParallelWriteRefused`, nothing kept) a
+write that reads rows after queueing changes, and one whose plan the stamp could change.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shared_core.clock import OPEN, Instant
+from shared_core.ledger import postgres_schema
+from shared_core.ledger.backend import ParallelWriteRefused
+from shared_core.supersession import StreamState
+
+
+class StampedWrite:
+    """The open parallel write's queued changes, the valid times it planned against, and its
+    stamp (empty between writes)."""
+
+    def __init__(self) -> None:
+        self._queued: list[tuple[str, tuple[Any, ...]]] = []  # (plain SQL, parameters)
+        self._bounds: set[Instant] = set()
+        self._stamp: Any = None
+
+    def start(self, times: tuple[Instant, ...]) -> None:
+        """A new write, whose facts have these explicit valid times."""
+        self.clear()
+        self._bounds.update(times)
+
+    def clear(self) -> None:
+        self._queued.clear()
+        self._bounds.clear()
+        self._stamp = None
+
+    def queue(self, sql: str, params: tuple[Any, ...]) -> None:
+        """Hold back a change (one of postgres_schema.STAMPED's plain statements)."""
+        self._queued.append((sql, params))
+
+    def loaded(self, state: StreamState) -> None:
+        """The write read this state of a stream: its plan depends on these valid times."""
+        for statement in state.statements:
+            self._bounds.add(statement.valid_from)
+            if statement.valid_to is not None:
+                self._bounds.add(statement.valid_to)
+        for version in state.versions:
+            self._bounds.update((version.valid_from, version.valid_to))
+
+    def reading(self) -> None:
+        """Refuse a read after a queued change: the database does not hold the change yet."""
+        if self._queued:
+            raise ParallelWriteRefused("the write reads rows after changing some")
+
+    def send(self, conn: Any, *, lock: int, planned: Instant, seqs: int, rows: int) -> None:
+        """Queue, on ``conn`` before its COMMIT, the stamp (under advisory lock ``lock``) of a
+        write planned at record time ``planned`` with ``seqs`` provisional seqs and ``rows``
+        provisional row ids, then the changes. A valid time the write planned against that is
+        the planned record time itself could not be told from it once stamped: refused."""
+        limit = OPEN
+        if self._queued:
+            if planned in self._bounds:
+                raise ParallelWriteRefused(f"{planned} is a valid time of the write too")
+            limit = min((bound for bound in self._bounds if bound > planned), default=OPEN)
+        self._stamp = conn.execute(postgres_schema.STAMP_WRITE, (lock, planned, limit, seqs, rows))
+        for plain, values in self._queued:
+            conn.execute(postgres_schema.STAMPED[plain], values)
+
+    def stamped_at(self) -> Instant:
+        """The record time the committed write was stamped with."""
+        return int(self._stamp.fetchone()[0])
+
+
+__all__ = ["StampedWrite"]
