@@ -42,13 +42,16 @@ class StampedWrite:
         self._queued.append((sql, params))
 
     def loaded(self, state: StreamState) -> None:
-        """The write read this state of a stream: its plan depends on these valid times."""
+        """The write read this state of a stream: its plan depends on these valid times, and
+        its result may show these versions as stored (their record times too)."""
         for statement in state.statements:
             self._bounds.add(statement.valid_from)
             if statement.valid_to is not None:
                 self._bounds.add(statement.valid_to)
         for version in state.versions:
             self._bounds.update((version.valid_from, version.valid_to))
+            if version.recorded_at is not None:  # never after the planned record time
+                self._bounds.add(version.recorded_at)
 
     def reading(self) -> None:
         """Refuse a read after a queued change: the database does not hold the change yet."""
@@ -58,12 +61,15 @@ class StampedWrite:
     def send(self, conn: Any, *, lock: int, planned: Instant, seqs: int, rows: int) -> None:
         """Queue, on ``conn`` before its COMMIT, the stamp (under advisory lock ``lock``) of a
         write planned at record time ``planned`` with ``seqs`` provisional seqs and ``rows``
-        provisional row ids, then the changes. A valid time the write planned against that is
-        the planned record time itself could not be told from it once stamped: refused."""
+        provisional row ids, then the changes. A time the write planned against (or may show
+        in its result) that is the planned record time itself could not be told from it once
+        stamped: refused."""
         limit = OPEN
         if self._queued:
             if planned in self._bounds:
-                raise ParallelWriteRefused(f"{planned} is a valid time of the write too")
+                raise ParallelWriteRefused(
+                    f"its planned record time {planned} is also a time it read"
+                )
             limit = min((bound for bound in self._bounds if bound > planned), default=OPEN)
         self._stamp = conn.execute(postgres_schema.STAMP_WRITE, (lock, planned, limit, seqs, rows))
         for plain, values in self._queued:

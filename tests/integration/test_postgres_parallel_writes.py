@@ -74,6 +74,12 @@ def held_before_commit(ledger: PostgresLedger, write: Callable[[], object]) -> I
         thread.join(30)
 
 
+def stored_before(url: str, schema: str, *facts: Fact) -> None:
+    """Write ``facts`` from a ledger whose clock is a minute behind the tests' T0."""
+    with ledger_at(url, schema, T0 - 60 * SECOND) as earlier:
+        earlier.write_many(facts)
+
+
 def refusals(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Parallel writes refused from now on (they ran again, alone)."""
     refused: list[str] = []
@@ -102,7 +108,7 @@ def test_writes_of_other_keys_commit_while_a_write_is_planned_and_it_is_stamped_
         ledger_at(postgres_url, schema, T0) as a,
         ledger_at(postgres_url, schema, T0 + 5 * SECOND, busy_retries=0, lock_timeout=1) as b,
     ):
-        a.write(lives("Ana", "Porto", T0 - 9 * SECOND))
+        stored_before(postgres_url, schema, lives("Ana", "Porto", T0 - 9 * SECOND))
         with held_before_commit(a, lambda: a.write(lives("Ana", "Faro"))) as outcome:
             other = b.write(lives("Rui", "Lagos"))
             b.write(lives("Eva", "Braga", T0 - 3 * SECOND))
@@ -134,8 +140,11 @@ def test_a_parallel_write_whose_plan_its_stamp_would_change_runs_again_alone(
         ledger_at(postgres_url, schema, T0) as a,
         ledger_at(postgres_url, schema, T0 + 5 * SECOND) as b,
     ):
-        a.write(lives("Ana", "Porto", T0 - 9 * SECOND))
-        a.write(lives("Ana", "Lagos", T0 + 3 * SECOND))
+        porto, lagos = (
+            lives("Ana", "Porto", T0 - 9 * SECOND),
+            lives("Ana", "Lagos", T0 + 3 * SECOND),
+        )
+        stored_before(postgres_url, schema, porto, lagos)
         refused = refusals(monkeypatch)
         with held_before_commit(a, lambda: a.write(lives("Ana", "Faro"))) as outcome:
             b.write(lives("Rui", "Lagos"))
@@ -152,6 +161,35 @@ def test_a_parallel_write_whose_plan_its_stamp_would_change_runs_again_alone(
             ("Lagos", T0 + 5 * SECOND),
             ("Faro", None),
         ]
+
+
+def test_a_result_keeps_the_record_time_of_a_version_the_write_did_not_store(
+    postgres_url: str, schema: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A's clock stands still: Porto was recorded at the very instant A plans with. Reinforced,
+    the result shows that stored version. B commits 10:00:05 while A is planned; had A been
+    stamped then, its result would have moved Porto's record time too: it runs alone."""
+    with (
+        ledger_at(postgres_url, schema, T0) as a,
+        ledger_at(postgres_url, schema, T0 + 5 * SECOND) as b,
+    ):
+        a.write(lives("Ana", "Porto", T0 - 9 * SECOND))
+        refused = refusals(monkeypatch)
+        same = Fact(
+            text="Ana still lives in Porto",
+            subject="Ana",
+            relation="lives in",
+            object="Porto",
+            valid_from=T0 - 9 * SECOND,
+        )
+        with held_before_commit(a, lambda: a.write(same)) as outcome:
+            b.write(lives("Rui", "Lagos"))
+        (again,) = outcome
+        assert isinstance(again, WriteResult), again
+        assert again.decision == "reinforced"
+        assert again.fact is not None
+        assert again.fact.recorded_at == T0
+        assert refused == [f"its planned record time {to_instant(T0)} is also a time it read"]
 
 
 def test_a_parallel_write_that_must_read_its_own_changes_runs_again_alone(
