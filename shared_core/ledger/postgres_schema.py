@@ -117,7 +117,9 @@ _TABLES: tuple[str, ...] = (
 # become: the stamped_* functions, wrapped around the columns of the queued changes, turn
 # them into the values stamped. The write is refused (STAMP_REFUSED, nothing kept) when the
 # stamped record time reaches valid_limit, the first valid time of what the write planned
-# against that lies after planned_at: its plan would have been another.
+# against that lies after planned_at (its plan would have been another), or moves at all when
+# ``exact`` (planned_at is itself a time the write read: once stamped, the two could not be
+# told apart).
 PROVISIONAL = 2**60
 STAMP_REFUSED = "TR001"
 _STAMPED_ID = (
@@ -128,8 +130,8 @@ _STAMPED_ID = (
 )
 STAMPING: tuple[str, ...] = (
     """CREATE FUNCTION stamp_write(
-        stamp_lock BIGINT, planned_at BIGINT, valid_limit BIGINT, statements BIGINT,
-        versions BIGINT
+        stamp_lock BIGINT, planned_at BIGINT, valid_limit BIGINT, exact BOOLEAN,
+        statements BIGINT, versions BIGINT
     ) RETURNS BIGINT LANGUAGE plpgsql AS $$
     DECLARE
         stamped_at BIGINT;
@@ -140,9 +142,9 @@ STAMPING: tuple[str, ...] = (
         UPDATE ledger_clock SET last_recorded_at = greatest(last_recorded_at, planned_at),
             last_seq = last_seq + statements, revision = revision + 1 WHERE id = 1
             RETURNING last_recorded_at, last_seq - statements INTO stamped_at, first_seq;
-        IF stamped_at >= valid_limit THEN
-            RAISE EXCEPTION 'a write planned at % would be recorded at %, after a valid time '
-                'it was planned against', planned_at, stamped_at USING ERRCODE = 'TR001';
+        IF stamped_at >= valid_limit OR (exact AND stamped_at <> planned_at) THEN
+            RAISE EXCEPTION 'a write planned at % would be recorded at %: a time it read '
+                'lies between the two', planned_at, stamped_at USING ERRCODE = 'TR001';
         END IF;
         SELECT last_value + is_called::int INTO first_row FROM versions_row_id_seq;
         IF versions > 0 THEN
@@ -226,7 +228,7 @@ WRITE_LOCKS = {
 }
 SCOPE_LOCKS = "SELECT count(pg_advisory_xact_lock(lock)) FROM unnest(%s::BIGINT[]) AS lock"
 PARALLEL_START = "SELECT last_recorded_at FROM ledger_clock WHERE id = 1"
-STAMP_WRITE = "SELECT stamp_write(%s, %s, %s, %s, %s)"
+STAMP_WRITE = "SELECT stamp_write(%s, %s, %s, %s, %s, %s)"
 # The changes of a parallel write, stamped (see STAMPING).
 STAMPED_INSERT_STATEMENT = (
     f"INSERT INTO statements ({STATEMENT_COLUMNS}) VALUES (stamped_seq(%s), %s, %s, %s, %s, "

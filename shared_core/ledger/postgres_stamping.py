@@ -5,7 +5,8 @@ record time it read and with provisional seqs and row ids. :class:`StampedWrite`
 inserts and updates instead of sending them, keeps every valid time its plan was made against,
 and at the commit sends one ``stamp_write`` call (postgres_schema.STAMPING) followed by the
 changes, stamped on the server. It refuses (:class:`ParallelWriteRefused`, nothing kept) a
-write that reads rows after queueing changes, and one whose plan the stamp could change.
+write that reads rows after queueing changes; the server refuses one whose plan or result
+the stamp would change.
 """
 
 from __future__ import annotations
@@ -61,17 +62,15 @@ class StampedWrite:
     def send(self, conn: Any, *, lock: int, planned: Instant, seqs: int, rows: int) -> None:
         """Queue, on ``conn`` before its COMMIT, the stamp (under advisory lock ``lock``) of a
         write planned at record time ``planned`` with ``seqs`` provisional seqs and ``rows``
-        provisional row ids, then the changes. A time the write planned against (or may show
-        in its result) that is the planned record time itself could not be told from it once
-        stamped: refused."""
-        limit = OPEN
+        provisional row ids, then the changes. Refused at the stamp if it would move past a
+        time the write planned against, or move at all when ``planned`` is itself such a time
+        (see postgres_schema.STAMPING)."""
+        limit, exact = OPEN, False
         if self._queued:
-            if planned in self._bounds:
-                raise ParallelWriteRefused(
-                    f"its planned record time {planned} is also a time it read"
-                )
             limit = min((bound for bound in self._bounds if bound > planned), default=OPEN)
-        self._stamp = conn.execute(postgres_schema.STAMP_WRITE, (lock, planned, limit, seqs, rows))
+            exact = planned in self._bounds
+        params = (lock, planned, limit, exact, seqs, rows)
+        self._stamp = conn.execute(postgres_schema.STAMP_WRITE, params)
         for plain, values in self._queued:
             conn.execute(postgres_schema.STAMPED[plain], values)
 

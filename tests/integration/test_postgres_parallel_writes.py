@@ -151,7 +151,7 @@ def test_a_parallel_write_whose_plan_its_stamp_would_change_runs_again_alone(
         (again,) = outcome
         assert isinstance(again, WriteResult), again
         assert len(refused) == 1
-        assert "after a valid time" in refused[0]
+        assert "a time it read lies between the two" in refused[0]
         assert again.fact is not None
         assert again.fact.valid_from == again.fact.recorded_at == T0 + 5 * SECOND
         assert [(c.object, c.valid_to) for c in again.closed] == [("Lagos", T0 + 5 * SECOND)]
@@ -189,7 +189,8 @@ def test_a_result_keeps_the_record_time_of_a_version_the_write_did_not_store(
         assert again.decision == "reinforced"
         assert again.fact is not None
         assert again.fact.recorded_at == T0
-        assert refused == [f"its planned record time {to_instant(T0)} is also a time it read"]
+        assert len(refused) == 1
+        assert "a time it read lies between the two" in refused[0]
 
 
 def test_a_parallel_write_that_must_read_its_own_changes_runs_again_alone(
