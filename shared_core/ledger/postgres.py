@@ -30,13 +30,7 @@ from shared_core.clock import OPEN, Clock, Instant
 from shared_core.facts import Cardinality, FactKey, Reason
 from shared_core.ledger import postgres_schema
 from shared_core.ledger import schema as codecs
-from shared_core.ledger.backend import (
-    NO_READS,
-    FactRow,
-    ProseRead,
-    VersionQuery,
-    WriteReads,
-)
+from shared_core.ledger.backend import NO_READS, FactRow, ProseRead, VersionQuery, WriteReads
 from shared_core.ledger.ledger import Ledger
 from shared_core.ledger.postgres_connection import (
     PostgresConnections,
@@ -337,7 +331,9 @@ class PostgresBackend(PostgresQueries):
     def insert_version(
         self, version: Version, *, namespace: str, key_id: int | None, stream: str, at: Instant
     ) -> int:
-        row_id = self._next_row  # under the write lock: the next commit's ids start after it
+        # under the write lock the next commit's ids start after it; in a parallel write it is
+        # provisional, stamped at the commit
+        row_id = self._next_row
         self._next_row += 1
         self._ahead.inserted_version(key_id, stream)
         self._change(
