@@ -43,7 +43,8 @@ from shared_core.ledger.prose import ProseSupersession
 from shared_core.ledger.records import KIND_RETRACTION, StatementRow
 from shared_core.ledger.results import WriteResult
 from shared_core.ledger.views import check_input, statement_fields
-from shared_core.ledger.writing import Batch, Outcome, combine, expected_reads, restamped
+from shared_core.ledger.write_ahead import expected_reads, restamped
+from shared_core.ledger.writing import Batch, Outcome, combine
 from shared_core.supersession import RULE_CORRECTION, RULE_UNDO, RULE_WITHDRAWAL
 
 __all__ = ["Ledger"]
