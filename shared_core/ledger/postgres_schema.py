@@ -120,13 +120,12 @@ _TABLES: tuple[str, ...] = (
 # against that lies after planned_at (its plan would have been another), or moves at all when
 # ``exact`` (planned_at is itself a time the write read: once stamped, the two could not be
 # told apart).
-PROVISIONAL = 2**60
+PROVISIONAL = 1_152_921_504_606_846_976  # 2**60: far above any seq or row id a ledger reaches
 STAMP_REFUSED = "TR001"
 _STAMPED_ID = (
     "CREATE FUNCTION stamped_{what}(provisional BIGINT) RETURNS BIGINT LANGUAGE sql STABLE AS $$ "
-    "SELECT CASE WHEN provisional >= 1152921504606846976 THEN provisional "
-    "- 1152921504606846976 + current_setting('temporal_rag.first_{what}')::BIGINT "
-    "ELSE provisional END $$"
+    f"SELECT CASE WHEN provisional >= {PROVISIONAL} THEN provisional - {PROVISIONAL} "
+    "+ current_setting('temporal_rag.first_{what}')::BIGINT ELSE provisional END $$"
 )
 STAMPING: tuple[str, ...] = (
     """CREATE FUNCTION stamp_write(
@@ -156,9 +155,9 @@ STAMPING: tuple[str, ...] = (
             set_config('temporal_rag.first_row', first_row::TEXT, true);
         RETURN stamped_at;
     END $$""",
-    "CREATE FUNCTION stamped_time(planned BIGINT) RETURNS BIGINT LANGUAGE sql STABLE AS $$ "
-    "SELECT CASE WHEN planned = current_setting('temporal_rag.planned_at')::BIGINT "
-    "THEN current_setting('temporal_rag.stamped_at')::BIGINT ELSE planned END $$",
+    "CREATE FUNCTION stamped_time(instant BIGINT) RETURNS BIGINT LANGUAGE sql STABLE AS $$ "
+    "SELECT CASE WHEN instant = current_setting('temporal_rag.planned_at')::BIGINT "
+    "THEN current_setting('temporal_rag.stamped_at')::BIGINT ELSE instant END $$",
     _STAMPED_ID.format(what="seq"),
     _STAMPED_ID.format(what="row"),
 )
