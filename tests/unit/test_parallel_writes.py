@@ -12,9 +12,11 @@ import pytest
 
 from shared_core import Fact, ManualClock
 from shared_core.clock import to_instant
+from shared_core.facts import FactKey
 from shared_core.ledger import Ledger, WriteResult
-from shared_core.ledger.backend import NO_READS, ParallelWriteRefused, WriteReads
+from shared_core.ledger.backend import NO_READS, ParallelWriteRefused, ProseRead, WriteReads
 from shared_core.ledger.in_memory import InMemoryBackend
+from shared_core.ledger.postgres_connection import scope_locks
 from shared_core.ledger.write_ahead import restamped
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -132,3 +134,21 @@ def test_restamping_moves_exactly_the_planned_instant(name: str) -> None:
 
 def _fields(fact: Fact) -> dict[str, object]:
     return {name: getattr(fact, name) for name in ("text", "subject", "relation", "object", "id")}
+
+
+def test_scope_locks_are_sorted_one_per_name_and_the_ledgers_own() -> None:
+    """Sorted (so writers never wait in a circle), one per key, fact id and prose text
+    (repeats once), and per schema (two ledgers in one database never block each other)."""
+    key = FactKey("default", "ana", "lives_in")
+    reads = WriteReads(
+        fact_ids=("f1", "f1"),
+        prose=(ProseRead("default", "ana likes tea", None, None),),
+        keys=(key, key),
+    )
+    locks = scope_locks("memory", reads)
+    assert locks == sorted(locks)
+    assert len(locks) == 3
+    assert set(locks).isdisjoint(scope_locks("other_memory", reads))
+    assert scope_locks("memory", WriteReads(keys=(key,))) != scope_locks(
+        "memory", WriteReads(fact_ids=("default\0ana\0lives_in",))
+    )
