@@ -4,7 +4,8 @@ A prose statement the :class:`ClaimJudge` can place becomes a *claim statement*:
 whose subject is the statement's subject (:func:`~shared_core.memory.subjects.statement_subject`),
 whose relation names the claim's *slot* (one single-valued attribute of that subject: the frame
 head's label, e.g. ``home_city``, for the first claim of a subject it frames confidently, else
-``<label or "statement">_<8 hex of the statement's id>``) and whose object names the claim.
+``<label or "statement">_<8 hex of a digest of the statement's id>``) and whose object names the
+claim.
 From there the ordinary key rule does the rest, exactly as for keyed facts: restatements of one
 claim reinforce one version (a search returns it once), a new claim in the same slot closes the
 one before it at its ``valid_from`` (every statement of it at once), a late-arriving older
@@ -35,6 +36,7 @@ the ledger keeps it like any other statement.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -412,11 +414,17 @@ def _decide(
 
 def _new_slot(item: _Placed, taken: set[str]) -> str:
     """The frame head's label when the subject has no claim of it yet, else a slot named
-    after the statement (a claim that ends nothing must not share a slot)."""
+    after the statement (a claim that ends nothing must not share a slot).
+
+    The name carries a digest of the whole statement id, not a piece of the id: generated ids
+    begin with the time they were made and a caller's ids often share a prefix, and two
+    statements in one slot would let the key rule close one with the other."""
     label = None if item.profile.frame is None else item.profile.frame.attribute
     if label is not None and label not in taken:
         return label
-    return f"{label or STATEMENT_SLOT}_{item.fact.id[:8]}"
+    digest = hashlib.blake2b(item.fact.id.encode(), digest_size=16).hexdigest()
+    short = f"{label or STATEMENT_SLOT}_{digest[:8]}"
+    return short if short not in taken else f"{label or STATEMENT_SLOT}_{digest}"
 
 
 def _claim(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from shared_core import HashingEmbedder, InMemoryLedger, NumpyIndex, TemporalMemory
+from shared_core import Fact, HashingEmbedder, InMemoryLedger, NumpyIndex, TemporalMemory
 from shared_core.detectors.frames import Frame, FrameProfile
 from shared_core.detectors.kappa import Verdict
 from shared_core.errors import InvalidInputError
@@ -192,7 +192,7 @@ def test_an_unsure_verdict_starts_a_claim_in_a_slot_of_its_own(
     assert said is not None
     assert new is not None
     assert said.relation == "home_city"
-    assert new.relation == f"home_city_{new.id[:8]}"
+    assert re.fullmatch(r"home_city_[0-9a-f]{8}", str(new.relation))
     assert new.metadata["claim_verdict"] == "new"
 
 
@@ -390,6 +390,32 @@ def test_a_change_of_an_attribute_the_frame_head_never_saw_ends_its_claim(
         ("The orders API's base path is /v1.", at(2022)),
         ("The orders API's base path is /v2.", None),
     ]
+
+
+@pytest.mark.parametrize("make", LEDGERS, ids=["in-memory", "sqlite"])
+def test_statements_whose_ids_share_their_first_characters_do_not_share_a_slot(
+    make: Callable[[Path], LedgerStore], tmp_path: Path
+) -> None:
+    # Slots were named after the first 8 characters of the statement id: ids such as
+    # "dana-note-0002" and "dana-note-0003" (or generated ids, which begin with their time)
+    # put two unrelated statements in one slot, and the second closed the first.
+    with open_world(make(tmp_path)) as mem:
+        mem.add_many(
+            [
+                Fact(text="Dana's home city is Lisbon.", id="dana-note-0001", valid_from=at(2020)),
+                Fact(text="Dana's employer is Globex.", id="dana-note-0002", valid_from=at(2020)),
+            ]
+        )
+        tea = Fact(text="Dana's favourite tea is sencha.", id="dana-note-0003", valid_from=at(2021))
+        added = mem.add_many([tea])[0]
+        assert added.closed == ()
+        slots = {f.relation for f in mem.ledger.current(subject="dana")}
+        assert current_texts(mem) == {
+            "Dana's home city is Lisbon.",
+            "Dana's employer is Globex.",
+            "Dana's favourite tea is sencha.",
+        }
+    assert len(slots) == 3
 
 
 @pytest.mark.parametrize("make", LEDGERS, ids=["in-memory", "sqlite"])
