@@ -8,7 +8,6 @@ transaction (``TemporalMemory.add_many(replacing=...)``).
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -24,7 +23,7 @@ from langchain_temporal.documents import (
     written_metadata,
 )
 from shared_core.errors import InvalidInputError
-from shared_core.facts import Fact
+from shared_core.facts import Fact, new_fact_id
 from shared_core.filters import Filter, Op, any_of, where
 from shared_core.memory import Added
 
@@ -151,7 +150,7 @@ def plan_writes(
     new), each Document's metadata with the bookkeeping fields."""
     docs = checked_documents(documents)
     asked = given_ids(docs, given)
-    ids = [found if found is not None else uuid.uuid4().hex for found in asked]
+    ids = [found if found is not None else new_fact_id() for found in asked]
     return Writes(
         documents=docs,
         ids=ids,

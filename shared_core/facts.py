@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import time
 import unicodedata
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -114,8 +115,21 @@ class FactKey(NamedTuple):
 
 
 def new_fact_id() -> str:
-    """A fresh random fact id."""
-    return uuid.uuid4().hex
+    """A fresh fact id: a UUIDv7 (RFC 9562) as 32 hex digits.
+
+    The first 48 bits are the wall-clock millisecond it was made in, the rest random, so ids
+    sort by creation time and a new fact's id lands at the end of the ledger's fact-id indexes
+    instead of on a random page (writes at a million versions touch fewer pages). The id says
+    when it was made, to the millisecond; it is an identity, never a valid or record time.
+    """
+    millis = time.time_ns() // 1_000_000 & _UUID7_TIME_MASK
+    value = millis << 80 | int.from_bytes(os.urandom(10), "big")
+    return f"{value & _UUID7_CLEAR | _UUID7_VERSION_AND_VARIANT:032x}"
+
+
+_UUID7_TIME_MASK = (1 << 48) - 1
+_UUID7_CLEAR = ~((0xF << 76) | (0x3 << 62))  # the version nibble and the variant bits
+_UUID7_VERSION_AND_VARIANT = (0x7 << 76) | (0x2 << 62)
 
 
 def normalize_text(value: str) -> str:

@@ -36,8 +36,9 @@ def format_time(value: datetime | None, *, missing: str = "—") -> str:
 
 
 def short_id(fact_id: str | None) -> str:
-    """The first eight characters of a fact id (enough to tell facts apart in a table)."""
-    return "—" if fact_id is None else fact_id[:8]
+    """The last eight characters of a fact id, enough to tell facts apart in a table: a
+    generated id begins with the time it was made, so facts written together share its start."""
+    return "—" if fact_id is None else fact_id[-8:]
 
 
 def shown_object(fact: Fact) -> str:

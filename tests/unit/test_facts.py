@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 import json
 import pickle
+import time
+import uuid
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
@@ -21,6 +23,7 @@ from shared_core.facts import (
     decode_object,
     encode_object,
     key_relation,
+    new_fact_id,
     normalize_object,
     normalize_relation,
     normalize_subject,
@@ -165,3 +168,17 @@ def test_key_relation_validates_and_normalises() -> None:
     assert key_relation(" Works-For ") == "works_for"
     with pytest.raises(InvalidInputError, match="relation"):
         key_relation("")
+
+
+def test_default_fact_ids_are_uuid7_and_sort_by_creation_time() -> None:
+    earlier = [new_fact_id() for _ in range(2_000)]
+    time.sleep(0.002)  # the next millisecond
+    later = Fact(text="made later").id
+    assert len(set(earlier)) == len(earlier)
+    for fact_id in [*earlier, later]:
+        parsed = uuid.UUID(hex=fact_id)
+        assert (len(fact_id), parsed.version, parsed.variant) == (32, 7, uuid.RFC_4122)
+        assert parsed.hex == fact_id
+    assert max(earlier) < later
+    made_at = int(later[:12], 16) / 1_000
+    assert abs(made_at - time.time()) < 60
