@@ -65,7 +65,9 @@ class WalCheckpointer:
 
     def _run(self) -> None:
         try:
-            conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+            conn = sqlite3.connect(
+                self._path, isolation_level=None, check_same_thread=False, timeout=0
+            )
         except sqlite3.Error:
             return  # the writers' own checkpoint (BACKSTOP_PAGES) still runs
         try:
@@ -75,8 +77,11 @@ class WalCheckpointer:
                 if self._stopping.is_set():
                     return
                 self._woken.clear()
-                conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-                self.checkpoints += 1
+                try:
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                    self.checkpoints += 1
+                except sqlite3.OperationalError:
+                    pass  # busy (another process checkpoints): again at the next wake
                 if self._stopping.wait(self._interval):  # lets commits gather meanwhile
                     return
         except sqlite3.Error:
