@@ -7,7 +7,7 @@ places), so the copy costs a writer more as the ledger grows. A :class:`WalCheck
 the copy beside the writers instead: a commit only wakes it, and it runs a ``PASSIVE``
 checkpoint (which never waits for, nor blocks, readers and writers) at most every
 ``interval`` seconds while commits come in. SQLite's own checkpoint stays on, at a higher mark
-(:data:`BACKSTOP_PAGES`), for when this thread falls behind; it then finds most pages copied.
+(:data:`SET_BACKSTOP`), for when this thread falls behind; it then finds most pages copied.
 A checkpoint is crash-safe wherever it stops (SQLite's design), so nothing here can lose a
 committed write.
 """
@@ -18,9 +18,8 @@ import sqlite3
 import threading
 from pathlib import Path
 
-BACKSTOP_PAGES = 4_000
-"""SQLite's own checkpoint mark (``wal_autocheckpoint``, pages of the log) beside the thread."""
 SET_BACKSTOP = "PRAGMA wal_autocheckpoint=4000"
+"""SQLite's own checkpoint mark beside the thread: 4,000 pages of log (16 MB)."""
 
 
 class WalCheckpointer:
@@ -69,7 +68,7 @@ class WalCheckpointer:
                 self._path, isolation_level=None, check_same_thread=False, timeout=0
             )
         except sqlite3.Error:
-            return  # the writers' own checkpoint (BACKSTOP_PAGES) still runs
+            return  # the writers' own checkpoint (SET_BACKSTOP) still runs
         try:
             conn.execute(f"PRAGMA synchronous={'FULL' if self._full else 'NORMAL'}")
             while True:
@@ -90,4 +89,4 @@ class WalCheckpointer:
             conn.close()
 
 
-__all__ = ["BACKSTOP_PAGES", "SET_BACKSTOP", "WalCheckpointer"]
+__all__ = ["SET_BACKSTOP", "WalCheckpointer"]
