@@ -82,8 +82,6 @@ class SQLiteConnection:
         if str(self.path) != ":memory:":
             self._checkpointer = WalCheckpointer(self.path, full=durability == "full")
             weakref.finalize(self, self._checkpointer.close)  # a ledger dropped unclosed
-            with self.translated():
-                self.conn.execute(SET_BACKSTOP)
 
     # ------------------------------------------------------------------ setup
     def _open_schema(self, durability: Durability, *, create: bool) -> None:
@@ -100,6 +98,7 @@ class SQLiteConnection:
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute(f"PRAGMA synchronous={'FULL' if durability == 'full' else 'NORMAL'}")
         self.conn.execute("PRAGMA foreign_keys=ON")
+        self.conn.execute(SET_BACKSTOP)  # SQLite's own checkpoint, beside the checkpointer's
         # 64 MiB of page cache: a ledger of 100k versions stays in it. SQLite walks the cache's
         # hash table at the end of every write, about 10% of a write's CPU at a million
         # versions; 8 MiB saves most of that but made reads of one key slower (benchmarks/README).
