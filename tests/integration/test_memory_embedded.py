@@ -304,19 +304,19 @@ def test_a_past_search_that_lists_the_visible_rows_answers_as_the_filtered_one(
     # the reader lets Chroma ask the ledger for the visible rows (few of them) instead of
     # running a filtered query: the answers must not change, with or without a where
     from shared_core.index import chroma_layout
-    from shared_core.ledger import ledger_reads
+    from shared_core.ledger.ledger import Ledger
 
     monkeypatch.setattr(chroma_layout, "OVERFETCH", 1)  # unfiltered answers settle little
     monkeypatch.setattr(chroma_layout, "WIDER", 1)
     listings: list[int | None] = []
-    listing = ledger_reads.LedgerReads.list_visible_rows
+    listing = Ledger.list_visible_rows
 
     def spy(self: Any, **options: Any) -> list[int] | None:
         listed = listing(self, **options)
         listings.append(None if listed is None else len(listed))
         return listed
 
-    monkeypatch.setattr(ledger_reads.LedgerReads, "list_visible_rows", spy)
+    monkeypatch.setattr(Ledger, "list_visible_rows", spy)
     ledger = SQLiteLedger(tmp_path / "ledger.sqlite", clock=clock)
     index = ChromaIndex(tmp_path / "index")
     rewrites = "Where is Maria's home?\nWhich city does Maria live in?"
