@@ -47,6 +47,7 @@ from shared_core.ledger.backend import (
     VersionQuery,
     WriteReads,
 )
+from shared_core.ledger.batch import Batch, Outcome, combine, expected_reads, restamped
 from shared_core.ledger.prose import ProseSupersession
 from shared_core.ledger.records import (
     KIND_RETRACTION,
@@ -63,8 +64,6 @@ from shared_core.ledger.results import (
     WriteResult,
 )
 from shared_core.ledger.views import as_known, check_input, statement_fields, version_record
-from shared_core.ledger.write_ahead import expected_reads, restamped
-from shared_core.ledger.writing import Batch, Outcome, combine
 from shared_core.supersession import RULE_CORRECTION, RULE_UNDO, RULE_WITHDRAWAL
 
 __all__ = ["Ledger"]
