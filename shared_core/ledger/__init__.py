@@ -4,11 +4,12 @@ from shared_core.ledger.in_memory import InMemoryLedger
 from shared_core.ledger.ledger import Ledger
 from shared_core.ledger.postgres import PostgresLedger
 from shared_core.ledger.prose import ProseSupersession
-from shared_core.ledger.records import StatementRow, StoredStatement, VersionRow
+from shared_core.ledger.records import StatementRow, VersionRow
 from shared_core.ledger.results import (
     ChangeCursor,
     ChangeSet,
     Explanation,
+    StoredStatement,
     StoredVersion,
     VersionRecord,
     WriteResult,

@@ -55,6 +55,7 @@ from shared_core.ledger.records import (
     StatementRow,
     VersionRow,
     to_fact,
+    version_record,
 )
 from shared_core.ledger.results import (
     ChangeCursor,
@@ -63,7 +64,6 @@ from shared_core.ledger.results import (
     StoredVersion,
     WriteResult,
 )
-from shared_core.ledger.views import as_known, check_input, statement_fields, version_record
 from shared_core.supersession import RULE_CORRECTION, RULE_UNDO, RULE_WITHDRAWAL
 
 __all__ = ["Ledger"]
@@ -133,7 +133,7 @@ class Ledger:
     # ----------------------------------------------------------------- writes
     def write(self, fact: Fact) -> WriteResult:
         """Store one statement and apply the supersession rule (see :class:`Decision`)."""
-        check_input(fact, "fact")
+        _check_fact(fact, "fact")
         return self._write_new([fact], lambda batch: [batch.write_fact(fact)])[0]
 
     def write_many(
@@ -162,7 +162,7 @@ class Ledger:
         """
         facts = list(facts)
         for index, fact in enumerate(facts):
-            check_input(fact, f"facts[{index}]")
+            _check_fact(fact, f"facts[{index}]")
         edges = prose.check_supersessions(supersessions)
         replaced = _fact_ids(replacing, "replacing")
 
@@ -259,7 +259,7 @@ class Ledger:
             )
         with self._write(recorded_at) as batch:
             original = self._believed_assertion(fact_id)
-            fields = statement_fields(original)
+            fields = original.fact_fields()
             fields.update(changes)
             replacement = Fact(**fields)
             reason = Reason(ReasonKind.CORRECTED, replacement.id, RULE_CORRECTION)
@@ -384,7 +384,7 @@ class Ledger:
         )
         with self._lock:
             rows = self._backend.query(query)
-        return [to_fact(*as_known(row, query.known_at)) for row in rows]
+        return [to_fact(version.as_known(query.known_at), head) for version, head in rows]
 
     def namespaces(
         self,
@@ -429,7 +429,7 @@ class Ledger:
         for row in rows:  # in row order: a fact's later records replace earlier ones
             if row[0].recorded_at < row[0].retired_at:
                 believed_once.add(row[0].fact_id)
-            version, head = as_known(row, known)
+            version, head = row[0].as_known(known), row[1]
             previous = shown.get(version.fact_id)
             if previous is None or previous[0].retired_at != OPEN or version.retired_at == OPEN:
                 shown[version.fact_id] = (version, head)
@@ -491,8 +491,10 @@ class Ledger:
             for fact_id in fact_ids:
                 rows += self._backend.versions_of_fact(fact_id)
         return [
-            StoredVersion(version_record(row, attributes), to_fact(*as_known(row, known)))
-            for row in rows
+            StoredVersion(
+                version_record(version, head, attributes), to_fact(version.as_known(known), head)
+            )
+            for version, head in rows
         ]
 
     def visible_rows(
@@ -550,7 +552,7 @@ class Ledger:
             )
             last_row = self._backend.last_row_id()
             at_last = self._backend.count_retired_at(last_time)
-        records = tuple(version_record(row) for row in rows)
+        records = tuple(version_record(*row) for row in rows)
         inserted = [r.row_id for r in records if r.row_id > since.after_row]
         if len(inserted) == limit and inserted[-1] < last_row:
             # every row up to inserted[-1] was sent as it stands now: the next page starts
@@ -739,3 +741,18 @@ def _fact_ids(ids: Iterable[str], name: str) -> list[str]:
         if not isinstance(fact_id, str) or not fact_id:
             raise InvalidInputError(f"{name}[{index}]", f"is {fact_id!r}", "pass fact id strings")
     return found
+
+
+def _check_fact(fact: object, name: str) -> None:
+    """``fact`` is a Fact that leaves to the ledger what the ledger sets."""
+    if not isinstance(fact, Fact):
+        raise InvalidInputError(
+            name, f"expected a Fact, got {type(fact).__name__}", "build one with Fact(text=...)"
+        )
+    for owned in ("retired_at", "end_reason", "retire_reason"):
+        if getattr(fact, owned) is not None:
+            raise InvalidInputError(
+                f"{name}.{owned}",
+                "is set by the ledger",
+                "leave it None (use retract, correct or retire to end facts)",
+            )
