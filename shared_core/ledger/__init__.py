@@ -4,6 +4,7 @@ from shared_core.ledger.in_memory import InMemoryLedger
 from shared_core.ledger.ledger import Ledger
 from shared_core.ledger.postgres import PostgresLedger
 from shared_core.ledger.prose import ProseSupersession
+from shared_core.ledger.protocol import LedgerStore
 from shared_core.ledger.records import StatementRow, VersionRow
 from shared_core.ledger.results import (
     ChangeCursor,
@@ -15,7 +16,6 @@ from shared_core.ledger.results import (
     WriteResult,
 )
 from shared_core.ledger.sqlite import Durability, SQLiteLedger
-from shared_core.ledger.store import LedgerStore
 
 __all__ = [
     "ChangeCursor",

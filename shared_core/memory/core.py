@@ -28,9 +28,9 @@ from shared_core.extractors.metadata import MetadataExtractor
 from shared_core.facts import DEFAULT_NAMESPACE, Cardinality, Fact, ObjectValue
 from shared_core.filters import Filter, as_filter
 from shared_core.index.base import VectorIndex
+from shared_core.ledger.protocol import LedgerStore
 from shared_core.ledger.results import WriteResult
 from shared_core.ledger.sqlite import Durability
-from shared_core.ledger.store import LedgerStore
 from shared_core.llm_calls import TextLLM
 from shared_core.memory import async_paths
 from shared_core.memory.claims import ClaimJudge, check_prose_judge, shipped_claim_judge

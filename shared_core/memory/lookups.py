@@ -13,8 +13,8 @@ from typing import Any
 
 from shared_core.facts import DEFAULT_NAMESPACE, Fact
 from shared_core.filters import Filter, as_filter
+from shared_core.ledger.protocol import LedgerStore
 from shared_core.ledger.results import Explanation
-from shared_core.ledger.store import LedgerStore
 from shared_core.memory.selection import select_facts
 from shared_core.memory.twins import async_twin
 

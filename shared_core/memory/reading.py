@@ -21,8 +21,8 @@ from shared_core.embedders.base import Embedder, check_vectors, embedding_call
 from shared_core.errors import EmbedderError, InvalidInputError
 from shared_core.filters import matches
 from shared_core.index.base import Vector, VectorIndex
+from shared_core.ledger.protocol import LedgerStore
 from shared_core.ledger.results import StoredVersion
-from shared_core.ledger.store import LedgerStore
 from shared_core.llm_calls import TextLLM
 from shared_core.memory.expansion import aexpand_query, expand_query
 from shared_core.memory.fusion import reciprocal_rank_fusion

@@ -17,8 +17,8 @@ from shared_core.dominance import Candidate
 from shared_core.embedders.base import Embedder, check_vectors, embedding_call
 from shared_core.errors import IndexSyncError
 from shared_core.index.base import Vector, VectorIndex
+from shared_core.ledger.protocol import LedgerStore
 from shared_core.ledger.results import ChangeCursor, VersionRecord, WriteResult
-from shared_core.ledger.store import LedgerStore
 from shared_core.memory.hits import ReconcileReport
 from shared_core.memory.reading import Reader
 from shared_core.recency import RecencyBuffer

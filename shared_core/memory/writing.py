@@ -16,8 +16,8 @@ from shared_core.extractors.base import Extraction, Extractor
 from shared_core.facts import Fact
 from shared_core.index.base import Vector, VectorIndex
 from shared_core.ledger.prose import ProseSupersession
+from shared_core.ledger.protocol import LedgerStore
 from shared_core.ledger.results import WriteResult
-from shared_core.ledger.store import LedgerStore
 from shared_core.memory.claims import ClaimJudge, place_claims
 from shared_core.memory.hits import Added
 from shared_core.memory.prose_judge import ProseJudge, judge_batch
