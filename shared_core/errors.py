@@ -20,7 +20,7 @@ Each error inherits :class:`TemporalRagError` (catch everything of ours) and the
     ├── NotPicklableError(TypeError)           an object over open storage; names the fix
     ├── EmbedderMismatchError(ValueError)      an index built by another embedder / dimension
     ├── VectorIndexError(RuntimeError)         the vector index's storage failed
-    │   └── IndexSyncError                     the ledger holds a write the index has not yet
+    │   └── IndexSyncError                     the ledger committed a write the index lacks yet
     └── LedgerError(RuntimeError)              the storage itself
         ├── LedgerNotFoundError(FileNotFoundError)   no ledger there (create=False)
         ├── NotALedgerError(ValueError)        the file is not a temporal-rag ledger
