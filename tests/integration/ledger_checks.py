@@ -13,7 +13,7 @@ import pytest
 from shared_core.clock import OPEN, from_instant, to_instant
 from shared_core.errors import FactNotFoundError
 from shared_core.index.chroma import ChromaIndex
-from shared_core.index.chroma_layout import from_metadata, is_live
+from shared_core.index.chroma_records import from_metadata, is_live
 from shared_core.ledger.protocol import LedgerStore
 from shared_core.ledger.records import StatementRow, VersionRow
 from shared_core.ledger.results import VersionRecord

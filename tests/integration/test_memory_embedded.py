@@ -303,11 +303,11 @@ def test_a_past_search_that_lists_the_visible_rows_answers_as_the_filtered_one(
 ) -> None:
     # the reader lets Chroma ask the ledger for the visible rows (few of them) instead of
     # running a filtered query: the answers must not change, with or without a where
-    from shared_core.index import chroma_layout
+    from shared_core.index import chroma
     from shared_core.ledger.ledger import Ledger
 
-    monkeypatch.setattr(chroma_layout, "OVERFETCH", 1)  # unfiltered answers settle little
-    monkeypatch.setattr(chroma_layout, "WIDER", 1)
+    monkeypatch.setattr(chroma, "OVERFETCH", 1)  # unfiltered answers settle little
+    monkeypatch.setattr(chroma, "WIDER", 1)
     listings: list[int | None] = []
     listing = Ledger.list_visible_rows
 
@@ -345,7 +345,7 @@ def test_a_past_search_that_lists_the_visible_rows_answers_as_the_filtered_one(
         ]
 
         def answers(share: int) -> list[list[str]]:
-            monkeypatch.setattr(chroma_layout, "LISTING_SHARE", share)
+            monkeypatch.setattr(chroma, "LISTING_SHARE", share)
             return [
                 texts(m.search("Maria lives in Berlin.", k=3, where=where, **times))
                 for times, where in asked
@@ -359,7 +359,7 @@ def test_a_past_search_that_lists_the_visible_rows_answers_as_the_filtered_one(
         listings.clear()  # three query vectors, one listing: the ledger scans once per search
         expanded = m.search("Maria lives in Berlin.", k=3, valid_at=d(2021), expand=2)
         assert len(listings) == 1
-        monkeypatch.setattr(chroma_layout, "LISTING_SHARE", 10**9)
+        monkeypatch.setattr(chroma, "LISTING_SHARE", 10**9)
         assert texts(m.search("Maria lives in Berlin.", k=3, valid_at=d(2021), expand=2)) == texts(
             expanded
         )

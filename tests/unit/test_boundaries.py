@@ -36,6 +36,8 @@ PURE = [
     "filters.py",
     "extractors/base.py",
     "index/base.py",
+    "index/chroma_records.py",
+    "index/chroma_fast_path.py",
     "lazy.py",
 ]
 FRAMEWORKS = {"langchain", "langchain_core", "langchain_classic", "langgraph", "llama_index"}
@@ -63,7 +65,6 @@ BACKENDS = {
     "memory/reading.py": {"numpy"},
     "memory/claims.py": {"numpy"},
     "detectors/frames.py": {"numpy"},
-    "index/chroma_layout.py": {"numpy"},
 }
 
 

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from shared_core.filters import AllOf, AnyOf, Condition, Filter, Op, all_of, any_of, where
-from shared_core.index.chroma_layout import ATTRIBUTE, filter_where
+from shared_core.index.chroma_records import ATTRIBUTE, filter_where
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("shared_core", "langchain_temporal", "llamaindex_temporal")
