@@ -351,7 +351,18 @@ class TemporalMemory:
     ) -> list[Added]:
         """:meth:`add_many` for async callers: an extractor's async form (``aextract``) is
         awaited on the running loop, one text after another; embedding and writing run in a
-        worker thread."""
+        worker thread. Without an async form, :meth:`add_many` runs in a worker thread."""
+        if not self._writer.extracts_async:
+            return await asyncio.to_thread(
+                self.add_many,
+                items,
+                metadatas=metadatas,
+                namespace=namespace,
+                valid_from=valid_from,
+                valid_to=valid_to,
+                replacing=replacing,
+                merge_prose=merge_prose,
+            )
         return await self._writer.aadd_many(
             items,
             metadatas,

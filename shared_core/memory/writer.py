@@ -70,6 +70,11 @@ class Writer:
         self._clock = clock
         self.extraction_problems = 0  # texts kept as prose because extraction output was bad
 
+    @property
+    def extracts_async(self) -> bool:
+        """Whether the extractor has an async form (``aextract``, an LLM extractor's)."""
+        return hasattr(self._extractor, "aextract")
+
     def add_many(
         self,
         items: Iterable[Item],
@@ -99,20 +104,9 @@ class Writer:
         replacing: Sequence[str],
         merge_prose: bool,
     ) -> list[Added]:
-        """:meth:`add_many` for async callers: an extractor's async form (``aextract``) is
-        awaited on the running loop, one text after another; embedding and writing run in a
-        worker thread (all of it does, for an extractor without an async form)."""
-        if not hasattr(self._extractor, "aextract"):
-            return await asyncio.to_thread(
-                self.add_many,
-                items,
-                metadatas,
-                namespace=namespace,
-                valid_from=valid_from,
-                valid_to=valid_to,
-                replacing=replacing,
-                merge_prose=merge_prose,
-            )
+        """:meth:`add_many` for an extractor with an async form (:attr:`extracts_async`):
+        ``aextract`` is awaited on the running loop, one text after another; embedding and
+        writing run in a worker thread."""
         plans = await self._aplan(
             list(items), metadatas, namespace=namespace, valid_from=valid_from, valid_to=valid_to
         )
