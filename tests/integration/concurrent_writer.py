@@ -29,7 +29,7 @@ from shared_core.ledger.ledger import Ledger
 from shared_core.ledger.postgres import PostgresLedger
 from shared_core.ledger.results import WriteResult
 from shared_core.ledger.sqlite import SQLiteLedger
-from shared_core.memory.core import TemporalMemory
+from shared_core.memory.memory import TemporalMemory
 
 SUBJECTS = ("Maria", "Jonas", "Aiko")
 CITIES = ("Berlin", "Lisbon", "Oslo", "Porto")

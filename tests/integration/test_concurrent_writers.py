@@ -41,7 +41,7 @@ from shared_core.ledger.ledger import Ledger
 from shared_core.ledger.postgres import PostgresLedger, lock_id
 from shared_core.ledger.records import StatementRow
 from shared_core.ledger.sqlite import SQLiteLedger
-from shared_core.memory.core import TemporalMemory
+from shared_core.memory.memory import TemporalMemory
 from tests.integration.concurrent_writer import (
     CARDINALITIES,
     DAYS,

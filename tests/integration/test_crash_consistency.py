@@ -50,7 +50,7 @@ from shared_core.embedders.base import HashingEmbedder
 from shared_core.facts import Fact
 from shared_core.index.chroma import ChromaIndex
 from shared_core.ledger.records import StatementRow, VersionRow
-from shared_core.memory.core import TemporalMemory
+from shared_core.memory.memory import TemporalMemory
 from tests.integration.crash_writer import day, open_memory
 from tests.integration.ledger_checks import (
     deleted_or_rewritten,

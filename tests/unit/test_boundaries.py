@@ -62,7 +62,7 @@ BACKENDS = {
     "index/checks.py": {"numpy"},
     "index/numpy_index.py": {"numpy"},
     "memory/prose_judge.py": {"numpy"},
-    "memory/reading.py": {"numpy"},
+    "memory/reader.py": {"numpy"},
     "memory/claims.py": {"numpy"},
     "detectors/frames.py": {"numpy"},
 }
