@@ -17,10 +17,11 @@ import asyncio
 import importlib
 import json
 import math
+import operator
 import threading
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
 from pathlib import Path
 from types import TracebackType
 from typing import Any, NoReturn
@@ -40,23 +41,43 @@ _GGUF_MAGIC = b"GGUF"
 
 @dataclass(frozen=True, slots=True)
 class LLMStats:
-    """What a :class:`LocalLLM` has answered since it was built: ``calls``, the
-    ``prompt_tokens`` it read (chat template included), the ``generated_tokens`` and the
-    ``seconds`` the calls took."""
+    """What a :class:`LocalLLM` has answered since it was built.
+
+    ``calls``; ``prompt_tokens`` read (chat template included), of which
+    ``cached_prompt_tokens`` came from llama.cpp's prompt cache; ``generated_tokens``;
+    ``seconds`` of the calls; and, as llama.cpp times them, ``prompt_seconds`` reading the
+    uncached prompt tokens and ``generation_seconds`` generating.
+    """
 
     calls: int = 0
     prompt_tokens: int = 0
+    cached_prompt_tokens: int = 0
     generated_tokens: int = 0
     seconds: float = 0.0
+    prompt_seconds: float = 0.0
+    generation_seconds: float = 0.0
 
     def since(self, earlier: LLMStats) -> LLMStats:
         """What was counted between the snapshot ``earlier`` and this one."""
-        return LLMStats(
-            self.calls - earlier.calls,
-            self.prompt_tokens - earlier.prompt_tokens,
-            self.generated_tokens - earlier.generated_tokens,
-            self.seconds - earlier.seconds,
-        )
+        return _combined(self, earlier, operator.sub)
+
+    @property
+    def prompt_tokens_per_second(self) -> float:
+        """Uncached prompt tokens read per second (0 before any call)."""
+        read = self.prompt_tokens - self.cached_prompt_tokens
+        return read / self.prompt_seconds if self.prompt_seconds > 0 else 0.0
+
+    @property
+    def generated_tokens_per_second(self) -> float:
+        """Tokens generated per second (0 before any call)."""
+        return self.generated_tokens / self.generation_seconds if self.generation_seconds else 0.0
+
+    def _plus(self, other: LLMStats) -> LLMStats:
+        return _combined(self, other, operator.add)
+
+
+def _combined(left: LLMStats, right: LLMStats, op: Callable[[Any, Any], Any]) -> LLMStats:
+    return LLMStats(*(op(getattr(left, f.name), getattr(right, f.name)) for f in fields(LLMStats)))
 
 
 class LocalLLM:
@@ -140,14 +161,8 @@ class LocalLLM:
                 raise LLMError(f"{self!r} is closed; build a new LocalLLM to ask it again")
             started = time.perf_counter()
             result = self._server.handle_chat_completions(request)
-            seconds = time.perf_counter() - started
-            answer, prompt_tokens, generated_tokens = _answer(result)
-            self._stats = LLMStats(
-                self._stats.calls + 1,
-                self._stats.prompt_tokens + prompt_tokens,
-                self._stats.generated_tokens + generated_tokens,
-                self._stats.seconds + seconds,
-            )
+            answer, call = _answer(result, time.perf_counter() - started)
+            self._stats = self._stats._plus(call)
         return answer
 
     async def acall(self, prompt: str, /) -> str:
@@ -265,20 +280,26 @@ def _load(path: Path, n_ctx: int, threads: int | None, chat_template: str | None
         raise LLMError(f"llama.cpp could not load {str(path)!r}: {exc}") from exc
 
 
-def _answer(result: object) -> tuple[str, int, int]:
-    """(text, prompt tokens, generated tokens) of a chat-completion result, or LLMError."""
+def _answer(result: object, seconds: float) -> tuple[str, LLMStats]:
+    """The text of a chat-completion result and what the call counts for, or LLMError."""
     if isinstance(result, dict) and "choices" in result:
         try:
             content = result["choices"][0]["message"]["content"]
             usage = result["usage"]
-            prompt_tokens, generated_tokens = (
-                int(usage["prompt_tokens"]),
-                int(usage["completion_tokens"]),
+            timings = result.get("timings", {})
+            call = LLMStats(
+                calls=1,
+                prompt_tokens=int(usage["prompt_tokens"]),
+                cached_prompt_tokens=int(timings.get("cache_n", 0)),
+                generated_tokens=int(usage["completion_tokens"]),
+                seconds=seconds,
+                prompt_seconds=float(timings.get("prompt_ms", 0)) / 1000,
+                generation_seconds=float(timings.get("predicted_ms", 0)) / 1000,
             )
-        except (LookupError, TypeError, ValueError) as exc:
+        except (LookupError, TypeError, ValueError, AttributeError) as exc:
             raise LLMError(f"llama.cpp's answer has an unexpected shape: {exc!r}") from exc
         if isinstance(content, str):
-            return content, prompt_tokens, generated_tokens
+            return content, call
     error = result.get("error", result) if isinstance(result, dict) else result
     message = error.get("message", error) if isinstance(error, dict) else error
     raise LLMError(f"llama.cpp did not answer: {message}")

@@ -52,6 +52,7 @@ class FakeServer:
         return {
             "choices": [{"message": {"role": "assistant", "content": prompt.upper()}}],
             "usage": {"prompt_tokens": len(prompt), "completion_tokens": 3},
+            "timings": {"cache_n": 1, "prompt_ms": 10.0, "predicted_ms": 30.0},
         }
 
 
@@ -202,7 +203,11 @@ def test_calls_and_tokens_are_counted(gguf: Path, fake_xllamacpp: types.ModuleTy
     assert (first.calls, first.prompt_tokens, first.generated_tokens) == (1, 3, 3)
     since = llm.stats.since(first)
     assert (since.calls, since.prompt_tokens, since.generated_tokens) == (1, 6, 3)
+    assert since.cached_prompt_tokens == 1
     assert since.seconds > 0
+    assert since.prompt_tokens_per_second == pytest.approx(500)  # 5 uncached tokens in 10 ms
+    assert since.generated_tokens_per_second == pytest.approx(100)
+    assert LLMStats().prompt_tokens_per_second == LLMStats().generated_tokens_per_second == 0
     with pytest.raises(AttributeError):
         first.calls = 5  # type: ignore[misc]
 
