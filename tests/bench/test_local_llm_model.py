@@ -46,7 +46,7 @@ def downloads(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
         seen.append(command)
         return subprocess.CompletedProcess(command, 0)
 
-    monkeypatch.setattr(local_llm_model.subprocess, "run", run)
+    monkeypatch.setattr(subprocess, "run", run)
     return seen
 
 
