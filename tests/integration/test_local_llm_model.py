@@ -33,7 +33,8 @@ def model(request: pytest.FixtureRequest) -> Path:
 
 @pytest.fixture(scope="module")
 def llm(model: Path) -> Iterator[LocalLLM]:
-    with LocalLLM(model, n_ctx=1024, threads=2, max_tokens=16) as loaded:
+    # one thread: on a busy machine two are many times slower (benchmarks/README.md)
+    with LocalLLM(model, n_ctx=1024, threads=1, max_tokens=16) as loaded:
         yield loaded
 
 
@@ -52,7 +53,7 @@ def test_a_json_schema_constrains_the_answer(model: Path) -> None:
         "additionalProperties": False,
     }
     prompt = "Extract who moved and where to, as JSON: 'In 2024 Alice moved to Berlin.'"
-    with LocalLLM(model, n_ctx=1024, threads=2, max_tokens=64, json_schema=schema) as llm:
+    with LocalLLM(model, n_ctx=1024, threads=1, max_tokens=64, json_schema=schema) as llm:
         answer = json.loads(llm(prompt))
     assert set(answer) == {"person", "city"}
     assert answer["person"].lower() == "alice"
