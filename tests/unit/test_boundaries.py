@@ -52,6 +52,7 @@ HEAVY = {
     "numpy",
     "huggingface_hub",
     "safetensors",
+    "xllamacpp",
 }
 BACKENDS = {
     "detectors/transformers_nli.py": {"transformers", "torch", "huggingface_hub"},
@@ -65,6 +66,7 @@ BACKENDS = {
     "memory/reader.py": {"numpy"},
     "memory/claims.py": {"numpy"},
     "detectors/frames.py": {"numpy"},
+    "llms/llama_cpp.py": {"xllamacpp"},
 }
 
 
@@ -140,7 +142,7 @@ def test_importing_the_core_loads_nothing_heavy() -> None:
     unwanted = sorted(HEAVY | FRAMEWORKS | NOT_SHIPPED | {"rich"})
     code = (
         "import sys, shared_core, shared_core.cli, shared_core.cli.demo, shared_core.detectors\n"
-        "import shared_core.adapter_toolkit\n"
+        "import shared_core.adapter_toolkit, shared_core.llms\n"
         f"heavy = [m for m in {unwanted!r} if m in sys.modules]\n"
         "print(','.join(heavy))"
     )
