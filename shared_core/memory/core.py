@@ -29,7 +29,7 @@ from shared_core.facts import DEFAULT_NAMESPACE, Cardinality, Fact, ObjectValue
 from shared_core.filters import Filter, as_filter
 from shared_core.index.base import VectorIndex
 from shared_core.ledger.results import WriteResult
-from shared_core.ledger.sqlite import Durability
+from shared_core.ledger.sqlite.connection import Durability
 from shared_core.ledger.store import LedgerStore
 from shared_core.llm_calls import TextLLM
 from shared_core.memory import async_paths

@@ -13,7 +13,7 @@ from shared_core import Fact, HashingEmbedder, InMemoryLedger, NumpyIndex, Tempo
 from shared_core.detectors.frames import Frame, FrameProfile
 from shared_core.detectors.kappa import Verdict
 from shared_core.errors import InvalidInputError
-from shared_core.ledger.sqlite import SQLiteLedger
+from shared_core.ledger.sqlite.ledger import SQLiteLedger
 from shared_core.ledger.store import LedgerStore
 from shared_core.memory.claims import CANDIDATES, ClaimJudge
 
