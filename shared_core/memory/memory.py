@@ -31,7 +31,7 @@ from shared_core.filters import Filter, as_filter
 from shared_core.index.base import VectorIndex
 from shared_core.ledger.protocol import LedgerStore
 from shared_core.ledger.results import Explanation, WriteResult
-from shared_core.ledger.sqlite import Durability
+from shared_core.ledger.sqlite.connection import Durability
 from shared_core.llm_calls import TextLLM
 from shared_core.memory.claims import ClaimJudge, check_prose_judge, shipped_claim_judge
 from shared_core.memory.connection import open_index, open_ledger

@@ -16,7 +16,7 @@ from shared_core.embedders.minilm import MiniLMEmbedder
 from shared_core.errors import EmbedderMismatchError, InvalidInputError
 from shared_core.facts import Fact
 from shared_core.index.chroma import ChromaIndex
-from shared_core.ledger.sqlite import SQLiteLedger
+from shared_core.ledger.sqlite.ledger import SQLiteLedger
 from shared_core.memory import Hit, TemporalMemory
 
 START = datetime(2024, 6, 1, tzinfo=UTC)
@@ -253,7 +253,7 @@ def test_open_refuses_a_file_path(tmp_path: Path) -> None:
 def test_search_skips_the_change_feed_until_a_commit_from_anywhere(
     tmp_path: Path, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from shared_core.ledger.sqlite import SQLiteLedger
+    from shared_core.ledger.sqlite.ledger import SQLiteLedger
 
     with TemporalMemory.open(tmp_path / "m", embedder=HashingEmbedder(), clock=clock) as memory:
         memory.add("Maria likes tea.")
