@@ -308,3 +308,11 @@ def test_chat_is_selectable_but_not_in_the_default_run() -> None:
     assert dataset == generate_chat(seed=5, size=SIZES["tiny"])
     assert not notes
     assert PROFILES["quick"].chat == SIZES["quick"]
+
+
+def test_the_command_line_accepts_chat() -> None:
+    from temporal_rag_bench.bench import BenchUsageError, parse_list
+
+    assert parse_list("chat,synthetic-prose", KNOWN) == ("chat", "synthetic-prose")
+    with pytest.raises(BenchUsageError):
+        parse_list("chat", DATASETS)
