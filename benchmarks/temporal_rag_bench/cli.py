@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from shared_core.cli.options import EXIT_OK, EXIT_USAGE, PROG, CliError, Commands, positive_int
-from temporal_rag_bench.profiles import DATASETS, PROFILES
+from temporal_rag_bench.profiles import DATASETS, KNOWN, PROFILES
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -37,7 +37,8 @@ def register(commands: Commands) -> None:
         "--dataset",
         default=",".join(DATASETS),
         metavar="A,B",
-        help=f"datasets, comma-separated (default: all of {','.join(DATASETS)})",
+        help=f"datasets, comma-separated (default: all of {','.join(DATASETS)}; also: "
+        f"{','.join(d for d in KNOWN if d not in DATASETS)})",
     )
     bench.add_argument("--methods", default="", metavar="A,B", help="methods (default: all)")
     bench.add_argument("--out", default="build/bench", metavar="DIR", help="report folder")
@@ -81,7 +82,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
         request = BenchRequest(
             command=" ".join([PROG, *map(shlex.quote, args.argv)]),
             profile=args.profile,
-            datasets=parse_list(args.dataset, DATASETS),
+            datasets=parse_list(args.dataset, KNOWN),
             methods=parse_list(args.methods),
             out=Path(args.out),
             seed=args.seed,

@@ -59,6 +59,7 @@ class Chunk:
     object: ObjectValue | None = None
     recorded_order: int = 0  # ingestion order (late-arriving facts come after newer ones)
     metadata: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    speaker: str | None = None  # chat track: the user id of who wrote it (first person)
 
     @property
     def keyed(self) -> bool:
@@ -87,6 +88,8 @@ class Question:
     flip_flop: bool = False
     evidence: tuple[str, ...] = ()
     cell: str = ""
+    speaker: str | None = None  # chat track: whose memory it asks about (a user id)
+    first_person: str = ""  # chat track: the same question as that speaker asks it ("I")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -10,9 +10,11 @@ External datasets are read from the folder a run is given (``--data-dir`` or
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from temporal_rag_bench.chat import SIZES as CHAT_SIZES
+from temporal_rag_bench.chat import ChatSize, generate_chat
 from temporal_rag_bench.generator import Profile
 from temporal_rag_bench.model import Dataset, Track
 
@@ -23,6 +25,9 @@ DATASETS = (
     "locomo",
     "locomo-observations",
 )
+OPT_IN = ("chat",)
+"""Selectable with ``--dataset`` but left out of the default run (the integrator decides)."""
+KNOWN = DATASETS + OPT_IN
 OBSERVATIONS = "locomo-observations"
 """Not a method dataset: write-time prose judging on LoCoMo's observations (observations.py)."""
 
@@ -32,7 +37,8 @@ class BenchProfile:
     """Synthetic entities (the generator scales everything with them), the caps on the
     external datasets (SituatedQA: time-dependent and static items each; LoCoMo and its
     observations: conversations; None: all) and how many questions of a prose dataset the
-    methods that call a model on every read answer (``judge_sample``)."""
+    methods that call a model on every read answer (``judge_sample``); ``chat``: the size of
+    the chat track (:mod:`temporal_rag_bench.chat`)."""
 
     name: str
     entities: int
@@ -40,17 +46,36 @@ class BenchProfile:
     locomo: int | None
     observations: int | None
     judge_sample: int
+    chat: ChatSize = field(default_factory=ChatSize)
 
 
 PROFILES = {
     "tiny": BenchProfile(
-        "tiny", entities=6, situatedqa=10, locomo=1, observations=1, judge_sample=40
+        "tiny",
+        entities=6,
+        situatedqa=10,
+        locomo=1,
+        observations=1,
+        judge_sample=40,
+        chat=CHAT_SIZES["tiny"],
     ),
     "quick": BenchProfile(
-        "quick", entities=60, situatedqa=50, locomo=2, observations=None, judge_sample=20
+        "quick",
+        entities=60,
+        situatedqa=50,
+        locomo=2,
+        observations=None,
+        judge_sample=20,
+        chat=CHAT_SIZES["quick"],
     ),
     "full": BenchProfile(
-        "full", entities=600, situatedqa=None, locomo=None, observations=None, judge_sample=200
+        "full",
+        entities=600,
+        situatedqa=None,
+        locomo=None,
+        observations=None,
+        judge_sample=200,
+        chat=CHAT_SIZES["full"],
     ),
 }
 
@@ -63,17 +88,19 @@ def load_datasets(
     data_dir: Path | None,
     limit: int | None = None,
 ) -> tuple[list[Dataset], list[str]]:
-    """The datasets named (in :data:`DATASETS` order) and notes on any that were skipped.
+    """The datasets named (in :data:`KNOWN` order) and notes on any that were skipped.
     ``limit`` caps the questions of every dataset (spread evenly over it). The observations
     track is not a dataset of the method matrix: :mod:`temporal_rag_bench.observations`."""
-    unknown = [n for n in names if n not in DATASETS]
+    unknown = [n for n in names if n not in KNOWN]
     if unknown:
-        raise ValueError(f"unknown dataset {', '.join(unknown)}; known: {', '.join(DATASETS)}")
+        raise ValueError(f"unknown dataset {', '.join(unknown)}; known: {', '.join(KNOWN)}")
     synthetic = Profile(profile.name, seed, profile.entities)
     found: list[Dataset] = []
     notes: list[str] = []
-    for name in (n for n in DATASETS if n in names and n != OBSERVATIONS):
-        if name.startswith("synthetic-"):
+    for name in (n for n in KNOWN if n in names and n != OBSERVATIONS):
+        if name == "chat":
+            found.append(generate_chat(seed=seed, size=profile.chat))
+        elif name.startswith("synthetic-"):
             track = Track.KEYED if name == "synthetic-keyed" else Track.PROSE
             found.append(synthetic.generate(track))
         elif data_dir is None or not data_dir.is_dir():
