@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from langgraph.store.base import GetOp, ListNamespacesOp, PutOp, SearchOp
 
 from langchain_temporal import CoreEmbeddings, ItemVersion, TemporalStore
-from langchain_temporal.store_codec import (
+from langchain_temporal.langgraph_codec import (
     decode_key,
     decode_namespace,
     encode_key,

@@ -39,7 +39,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
         'pip install "temporal-rag[langgraph]"'
     ) from exc
 
-from langchain_temporal.store_codec import (
+from langchain_temporal.langgraph_codec import (
     ITEM_RELATION,
     NAMESPACE_ROOT,
     TextPaths,
@@ -52,7 +52,7 @@ from langchain_temporal.store_codec import (
     value_digest,
     value_matches,
 )
-from langchain_temporal.store_items import (
+from langchain_temporal.langgraph_items import (
     Found,
     ItemVersion,
     as_item,
