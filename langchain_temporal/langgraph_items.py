@@ -147,8 +147,8 @@ def check_index(index: IndexConfig | None, embedder: Embedder) -> TextPaths | No
         raise InvalidInputError(
             "index.embed",
             f"{embed!r} is not the memory's embedder {embedder.name!r}",
-            "leave embed out, or build the memory with "
-            "embedder=LangChainEmbedder(embeddings, name=...) and pass the same embeddings",
+            "leave embed out, or build the memory with MemoryConfig(embedder="
+            "LangChainEmbedder(embeddings, name=...)) and pass the same embeddings",
         )
     fields = index.get("fields") or ["$"]
     return [(path, path if path == "$" else tokenize_path(path)) for path in fields]
