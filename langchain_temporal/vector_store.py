@@ -4,8 +4,10 @@ by default)."""
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -14,35 +16,33 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore, VectorStoreRetriever
 
 from langchain_temporal.bridges import CoreEmbeddings, LangChainEmbedder
-from langchain_temporal.documents import name_the_document
+from langchain_temporal.documents import (
+    DOCUMENT_DIGEST,
+    DOCUMENT_ID,
+    checked_documents,
+    document_id_of,
+    name_the_document,
+    stored_document,
+    written_metadata,
+)
 from langchain_temporal.retriever import DEFAULT_K
-from langchain_temporal.vector_store_reads import (
-    call_options,
-    diverse,
-    in_order,
-    mmr_options,
-    relevance,
-    scored,
+from shared_core.adapter_toolkit import (
+    MemoryOwner,
+    check_keywords,
+    open_owning,
+    owning,
+    read_times,
 )
-from langchain_temporal.vector_store_writes import (
-    Writes,
-    add_options,
-    id_list,
-    named,
-    plan_writes,
-    stored_ids,
-    texts_as_documents,
-    unchanged_and_replaced,
-)
-from shared_core.adapter_toolkit import MemoryOwner, check_keywords, open_owning, owning
 from shared_core.embedders.base import Embedder
 from shared_core.errors import InvalidInputError
 from shared_core.extractors.metadata import to_datetime
-from shared_core.facts import check_namespace
+from shared_core.facts import Fact, check_namespace, new_fact_id
+from shared_core.filters import Filter, Op, any_of, where
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
-from shared_core.memory import Added, MemoryConfig, SearchOptions, TemporalMemory
+from shared_core.memory import Added, Hit, MemoryConfig, SearchOptions, TemporalMemory
 from shared_core.memory.config import memory_config
+from shared_core.memory.options import OPTION_NAMES
 
 RETRIEVER_KWARGS = {
     "similarity_score_threshold": ("score_threshold",),
@@ -52,6 +52,20 @@ RETRIEVER_KWARGS = {
 WRITE_KWARGS = ("ids", "namespace", "valid_from", "batch_size")
 """What a write takes: ``batch_size`` is accepted for LangChain's indexing API, which passes
 it; a call is one ledger transaction whatever it says."""
+SEARCH_KWARGS = (*(name for name in OPTION_NAMES if name != "k"), "search_options")
+"""What a search takes besides ``k``: every other search option, or ``search_options``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Writes:
+    """What one ``add_documents`` call asks: the Documents, their ids, what to write."""
+
+    documents: list[Document]
+    ids: list[str]
+    metadatas: list[dict[str, Any]]
+    named: list[str]  # the ids the caller gave (those may already name stored Documents)
+    namespace: str
+    valid_from: datetime | None
 
 
 class TemporalVectorStore(VectorStore):
@@ -214,7 +228,7 @@ class TemporalVectorStore(VectorStore):
         **kwargs: Any,
     ) -> list[str]:
         """Remember texts as Documents (see :meth:`add_documents`)."""
-        return self.add_documents(texts_as_documents(texts, metadatas), ids=ids, **kwargs)
+        return self.add_documents(self._as_documents(texts, metadatas), ids=ids, **kwargs)
 
     async def aadd_texts(
         self,
@@ -225,49 +239,58 @@ class TemporalVectorStore(VectorStore):
         **kwargs: Any,
     ) -> list[str]:
         """:meth:`add_texts` without blocking the event loop."""
-        return await self.aadd_documents(texts_as_documents(texts, metadatas), ids=ids, **kwargs)
+        return await self.aadd_documents(self._as_documents(texts, metadatas), ids=ids, **kwargs)
 
     def add_documents(self, documents: list[Document], **kwargs: Any) -> list[str]:
         """Remember Documents in one ledger transaction and return their ids (see the class).
         ``ids=`` takes precedence over ``Document.id``; bad input stores nothing."""
         writes = self._writes(documents, kwargs)
         stored = (
-            self.memory.select(named(writes.named), namespace=writes.namespace)
+            self.memory.select(self._named(writes.named), namespace=writes.namespace)
             if writes.named
             else []
         )
-        todo, replacing = unchanged_and_replaced(writes, stored)
+        todo, replacing = self._unchanged_and_replaced(writes, stored)
         added = self._add(writes, todo, replacing)
-        return stored_ids(writes, todo, added)
+        return self._stored_ids(writes, todo, added)
 
     async def aadd_documents(self, documents: list[Document], **kwargs: Any) -> list[str]:
         """:meth:`add_documents` on the memory's async path."""
         writes = self._writes(documents, kwargs)
         stored = (
-            await self.memory.aselect(named(writes.named), namespace=writes.namespace)
+            await self.memory.aselect(self._named(writes.named), namespace=writes.namespace)
             if writes.named
             else []
         )
-        todo, replacing = unchanged_and_replaced(writes, stored)
+        todo, replacing = self._unchanged_and_replaced(writes, stored)
         added = await self._aadd(writes, todo, replacing)
-        return stored_ids(writes, todo, added)
+        return self._stored_ids(writes, todo, added)
 
     def _writes(self, documents: Sequence[Document], options: Mapping[str, Any]) -> Writes:
+        """What to write for ``documents``: ids (``ids=`` first, then ``Document.id``, else
+        new), each Document's metadata with the bookkeeping fields."""
         check_keywords(options, allowed=WRITE_KWARGS, call="add_documents")
         batch_size = options.get("batch_size", 1)
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
             raise InvalidInputError("batch_size", f"is {batch_size!r}", "pass an int >= 1")
-        return plan_writes(
-            documents,
-            options.get("ids"),
-            namespace=self._namespace(options.get("namespace")),
-            valid_from=to_datetime(options.get("valid_from"), "valid_from"),
+        namespace = self._namespace(options.get("namespace"))
+        valid_from = to_datetime(options.get("valid_from"), "valid_from")
+        docs = checked_documents(documents)
+        asked = self._given_ids(docs, options.get("ids"))
+        ids = [found if found is not None else new_fact_id() for found in asked]
+        return Writes(
+            documents=docs,
+            ids=ids,
+            metadatas=[written_metadata(i, d, ids[i], valid_from) for i, d in enumerate(docs)],
+            named=[found for found in asked if found is not None],
+            namespace=namespace,
+            valid_from=valid_from,
         )
 
     def _add(self, writes: Writes, todo: list[int], replacing: list[str]) -> list[Added]:
         if not todo:
             return []
-        texts, options = add_options(writes, todo, replacing)
+        texts, options = self._add_arguments(writes, todo, replacing)
         try:
             return self.memory.add_many(texts, **options)
         except InvalidInputError as exc:
@@ -276,11 +299,106 @@ class TemporalVectorStore(VectorStore):
     async def _aadd(self, writes: Writes, todo: list[int], replacing: list[str]) -> list[Added]:
         if not todo:
             return []
-        texts, options = add_options(writes, todo, replacing)
+        texts, options = self._add_arguments(writes, todo, replacing)
         try:
             return await self.memory.aadd_many(texts, **options)
         except InvalidInputError as exc:
             raise name_the_document(exc, writes.documents, todo) from exc
+
+    @staticmethod
+    def _as_documents(
+        texts: Iterable[str], metadatas: list[dict[str, Any]] | None
+    ) -> list[Document]:
+        """``add_texts``'s texts and metadatas as Documents."""
+        listed = list(texts)
+        if metadatas is not None and len(metadatas) != len(listed):
+            raise InvalidInputError(
+                "metadatas",
+                f"has {len(metadatas)} entries for {len(listed)} texts",
+                "pass one metadata dict per text, or none",
+            )
+        for index, text in enumerate(listed):
+            if not isinstance(text, str):
+                raise InvalidInputError(
+                    f"texts[{index}]", f"is a {type(text).__name__}", "pass str"
+                )
+        return [
+            Document(page_content=text, metadata=metadatas[i] if metadatas else {})
+            for i, text in enumerate(listed)
+        ]
+
+    @staticmethod
+    def _given_ids(documents: list[Document], given: object) -> list[str | None]:
+        """Each Document's id as the caller gave it (``ids=`` first, else ``Document.id``)."""
+        if given is None:
+            asked: list[object] = [document.id for document in documents]
+        elif isinstance(given, str) or not isinstance(given, Sequence):
+            raise InvalidInputError(
+                "ids", f"is a {type(given).__name__}", "pass a list of id strings"
+            )
+        elif len(given) != len(documents):
+            raise InvalidInputError(
+                "ids", f"has {len(given)} ids for {len(documents)} documents", "pass one id each"
+            )
+        else:
+            asked = list(given)
+        out: list[str | None] = []
+        for index, found in enumerate(asked):
+            if found is not None and not isinstance(found, str):
+                raise InvalidInputError(
+                    f"ids[{index}]", f"is {found!r}", "pass id strings (or None)"
+                )
+            if found and found in out:
+                raise InvalidInputError(
+                    f"ids[{index}]", f"repeats {found!r}", "give each Document of a call its own id"
+                )
+            out.append(found or None)
+        return out
+
+    @staticmethod
+    def _unchanged_and_replaced(
+        writes: Writes, stored: Sequence[Fact]
+    ) -> tuple[list[int], list[str]]:
+        """Which Documents to write (a stored Document with the same id and digest is
+        unchanged, not written again) and the fact ids of the stored ones they replace (in the
+        same transaction: ``TemporalMemory.add_many(replacing=...)``)."""
+        by_id: dict[str, list[Fact]] = {}
+        for fact in stored:
+            by_id.setdefault(document_id_of(fact.id, fact.metadata), []).append(fact)
+        todo: list[int] = []
+        replacing: list[str] = []
+        for index, document_id in enumerate(writes.ids):
+            held = by_id.get(document_id, [])
+            digest = writes.metadatas[index][DOCUMENT_DIGEST]
+            if any(fact.metadata.get(DOCUMENT_DIGEST) == digest for fact in held):
+                continue
+            todo.append(index)
+            replacing += [fact.id for fact in held]
+        return todo, replacing
+
+    @staticmethod
+    def _add_arguments(
+        writes: Writes, todo: list[int], replacing: list[str]
+    ) -> tuple[list[str], dict[str, Any]]:
+        """``add_many``'s texts and options for the Documents to write."""
+        return [writes.documents[i].page_content for i in todo], {
+            "metadatas": [writes.metadatas[i] for i in todo],
+            "namespace": writes.namespace,
+            "valid_from": writes.valid_from,
+            "replacing": replacing,
+            "merge_prose": False,  # a Document is a statement of its own, whatever another says
+        }
+
+    @staticmethod
+    def _stored_ids(writes: Writes, todo: list[int], added: list[Added]) -> list[str]:
+        """Each Document's id: that of the Document whose fact now carries it (its own, unless
+        it reinforced another's value)."""
+        ids = list(writes.ids)
+        for index, item in zip(todo, added, strict=True):
+            fact = next((w.fact for w in item.writes if w.fact is not None), None)
+            if fact is not None:
+                ids[index] = document_id_of(fact.id, fact.metadata)
+        return ids
 
     # ------------------------------------------------------------------ deletes (withdraw)
     def delete(self, ids: list[str] | None = None, **kwargs: Any) -> bool:
@@ -289,7 +407,7 @@ class TemporalVectorStore(VectorStore):
         check_keywords(kwargs, allowed=("namespace",), call="delete")
         if ids is not None and not ids:
             return True
-        condition = None if ids is None else named(id_list(ids))
+        condition = None if ids is None else self._named(self._id_list(ids))
         self.memory.retire_where(condition, namespace=self._namespace(kwargs.get("namespace")))
         return True
 
@@ -298,7 +416,7 @@ class TemporalVectorStore(VectorStore):
         check_keywords(kwargs, allowed=("namespace",), call="delete")
         if ids is not None and not ids:
             return True
-        condition = None if ids is None else named(id_list(ids))
+        condition = None if ids is None else self._named(self._id_list(ids))
         await self.memory.aretire_where(
             condition, namespace=self._namespace(kwargs.get("namespace"))
         )
@@ -308,15 +426,19 @@ class TemporalVectorStore(VectorStore):
     def get_by_ids(self, ids: Sequence[str], /) -> list[Document]:
         """The current Documents with these ids, in the order asked (unknown ids are left
         out)."""
-        wanted = id_list(ids)
-        facts = self.memory.select(named(wanted), namespace=self.namespace) if wanted else []
-        return in_order(wanted, facts)
+        wanted = self._id_list(ids)
+        facts = self.memory.select(self._named(wanted), namespace=self.namespace) if wanted else []
+        return self._in_order(wanted, facts)
 
     async def aget_by_ids(self, ids: Sequence[str], /) -> list[Document]:
         """:meth:`get_by_ids` on the memory's async path."""
-        wanted = id_list(ids)
-        facts = await self.memory.aselect(named(wanted), namespace=self.namespace) if wanted else []
-        return in_order(wanted, facts)
+        wanted = self._id_list(ids)
+        facts = (
+            await self.memory.aselect(self._named(wanted), namespace=self.namespace)
+            if wanted
+            else []
+        )
+        return self._in_order(wanted, facts)
 
     def similarity_search(self, query: str, k: int | None = None, **kwargs: Any) -> list[Document]:
         """The ``k`` Documents nearest to ``query`` (see the class for the keywords)."""
@@ -333,27 +455,27 @@ class TemporalVectorStore(VectorStore):
         self, query: str, k: int | None = None, **kwargs: Any
     ) -> list[tuple[Document, float]]:
         """(Document, cosine similarity) for the ``k`` nearest Documents."""
-        return scored(self.memory.search(query, self._options(k, kwargs)))
+        return self._scored(self.memory.search(query, self._options(k, kwargs)))
 
     async def asimilarity_search_with_score(
         self, query: str, k: int | None = None, **kwargs: Any
     ) -> list[tuple[Document, float]]:
         """:meth:`similarity_search_with_score` on the memory's async path."""
-        return scored(await self.memory.asearch(query, self._options(k, kwargs)))
+        return self._scored(await self.memory.asearch(query, self._options(k, kwargs)))
 
     def similarity_search_by_vector(
         self, embedding: list[float], k: int | None = None, **kwargs: Any
     ) -> list[Document]:
         """The ``k`` Documents nearest to a query embedded by :attr:`embeddings`."""
         hits = self.memory.search_by_vector(embedding, self._options(k, kwargs))
-        return [document for document, _ in scored(hits)]
+        return [document for document, _ in self._scored(hits)]
 
     async def asimilarity_search_by_vector(
         self, embedding: list[float], k: int | None = None, **kwargs: Any
     ) -> list[Document]:
         """:meth:`similarity_search_by_vector` on the memory's async path."""
         hits = await self.memory.asearch_by_vector(embedding, self._options(k, kwargs))
-        return [document for document, _ in scored(hits)]
+        return [document for document, _ in self._scored(hits)]
 
     def max_marginal_relevance_search(
         self,
@@ -394,10 +516,10 @@ class TemporalVectorStore(VectorStore):
         **kwargs: Any,
     ) -> list[Document]:
         """:meth:`max_marginal_relevance_search` for a query embedded by :attr:`embeddings`."""
-        options, fetch = mmr_options(self._options(k, kwargs), fetch_k, lambda_mult)
+        options, fetch = self._mmr_options(self._options(k, kwargs), fetch_k, lambda_mult)
         hits = self.memory.search_by_vector(embedding, fetch)
         vectors = self.memory.vectors([hit.fact.id for hit in hits])
-        return diverse(embedding, hits, vectors, options.k, lambda_mult)
+        return self._diverse(embedding, hits, vectors, options.k, lambda_mult)
 
     async def amax_marginal_relevance_search_by_vector(
         self,
@@ -408,14 +530,14 @@ class TemporalVectorStore(VectorStore):
         **kwargs: Any,
     ) -> list[Document]:
         """:meth:`max_marginal_relevance_search_by_vector` on the memory's async path."""
-        options, fetch = mmr_options(self._options(k, kwargs), fetch_k, lambda_mult)
+        options, fetch = self._mmr_options(self._options(k, kwargs), fetch_k, lambda_mult)
         hits = await self.memory.asearch_by_vector(embedding, fetch)
         vectors = await self.memory.avectors([hit.fact.id for hit in hits])
-        return diverse(embedding, hits, vectors, options.k, lambda_mult)
+        return self._diverse(embedding, hits, vectors, options.k, lambda_mult)
 
     def _select_relevance_score_fn(self) -> Callable[[float], float]:
         """Cosine similarity, clipped to [0, 1] (opposite directions are as dissimilar)."""
-        return relevance
+        return self._relevance
 
     def as_retriever(self, **kwargs: Any) -> VectorStoreRetriever:
         """LangChain's ``VectorStoreRetriever`` over this store. Its ``search_kwargs`` may hold
@@ -433,15 +555,86 @@ class TemporalVectorStore(VectorStore):
         self._options(options.pop("k", None), options, field="search_kwargs")
         return super().as_retriever(**kwargs)
 
+    @staticmethod
+    def _in_order(ids: Sequence[str], facts: Sequence[Fact]) -> list[Document]:
+        """The facts as Documents, in the order their ids were asked."""
+        documents = [stored_document(fact) for fact in facts]
+        rank = {found: position for position, found in enumerate(ids)}
+        return sorted(documents, key=lambda document: rank.get(document.id or "", len(rank)))
+
+    @staticmethod
+    def _scored(hits: Sequence[Hit]) -> list[tuple[Document, float]]:
+        """(Document, cosine similarity) per hit."""
+        return [(stored_document(hit.fact), hit.score) for hit in hits]
+
+    @staticmethod
+    def _mmr_options(
+        options: SearchOptions, fetch_k: int, lambda_mult: float
+    ) -> tuple[SearchOptions, SearchOptions]:
+        """The options asked and those fetching MMR's candidates (``fetch_k`` of them, or
+        ``k``)."""
+        if not isinstance(fetch_k, int) or isinstance(fetch_k, bool) or fetch_k < 1:
+            raise InvalidInputError("fetch_k", f"is {fetch_k!r}", "pass an int >= 1")
+        if (
+            not isinstance(lambda_mult, int | float)
+            or isinstance(lambda_mult, bool)
+            or not 0 <= lambda_mult <= 1
+        ):
+            raise InvalidInputError("lambda_mult", f"is {lambda_mult!r}", "pass a number in [0, 1]")
+        return options, replace(options, k=max(fetch_k, options.k))
+
+    @staticmethod
+    def _diverse(
+        query: Sequence[float],
+        hits: Sequence[Hit],
+        vectors: Mapping[str, Sequence[float]],
+        k: int,
+        lambda_mult: float,
+    ) -> list[Document]:
+        """Maximal marginal relevance over the hits' stored vectors (langchain_core's)."""
+        import numpy as np  # only when asked: importing the adapter loads nothing heavy
+        from langchain_core.vectorstores.utils import maximal_marginal_relevance
+
+        ranked = [hit for hit in hits if hit.fact.id in vectors]
+        if not ranked:
+            return []
+        chosen = maximal_marginal_relevance(
+            np.asarray(query, dtype=np.float64),
+            [list(vectors[hit.fact.id]) for hit in ranked],
+            lambda_mult=lambda_mult,
+            k=k,
+        )
+        return [stored_document(ranked[index].fact) for index in chosen]
+
+    @staticmethod
+    def _relevance(score: float) -> float:
+        """A cosine similarity as LangChain's relevance in [0, 1] (clipped)."""
+        return 0.0 if math.isnan(score) else min(1.0, max(0.0, score))
+
     # ------------------------------------------------------------------ internals
     def _options(
         self, k: int | None, given: Mapping[str, Any], *, field: str | None = None
     ) -> SearchOptions:
         """The search options of one call: the store's, or ``search_options=``, changed by
-        ``k`` and the other keywords. Errors name the keyword (``search_kwargs['valid_at']``
-        when ``field`` says where it came from)."""
+        ``k`` and the other keywords (times may be ISO-8601 strings or epoch seconds). Errors
+        name the keyword (``search_kwargs['valid_at']`` when ``field`` says where it came
+        from)."""
         try:
-            return call_options(self.search_options, k, given)
+            unknown = sorted(set(given) - set(SEARCH_KWARGS))
+            if unknown:
+                raise InvalidInputError(
+                    unknown[0], "is not a search option", f"use k or {', '.join(SEARCH_KWARGS)}"
+                )
+            changes = dict(given)
+            chosen = changes.pop("search_options", None)
+            if chosen is not None and not isinstance(chosen, SearchOptions):
+                raise InvalidInputError(
+                    "search_options",
+                    f"is a {type(chosen).__name__}",
+                    "pass SearchOptions(...) or None",
+                )
+            asked = (chosen or self.search_options).merged(**read_times(changes))  # type: ignore[arg-type]
+            return asked.merged(k=k)
         except InvalidInputError as exc:
             if field is None or exc.field not in (*given, "k"):
                 raise
@@ -449,6 +642,23 @@ class TemporalVectorStore(VectorStore):
 
     def _namespace(self, value: object) -> str:
         return self.namespace if value is None else check_namespace(value)
+
+    @staticmethod
+    def _id_list(ids: Sequence[str]) -> list[str]:
+        """The Document ids asked, checked, each once."""
+        if isinstance(ids, str) or not isinstance(ids, Sequence):
+            raise InvalidInputError(
+                "ids", f"is a {type(ids).__name__}", "pass a list of id strings"
+            )
+        for index, found in enumerate(ids):
+            if not isinstance(found, str) or not found:
+                raise InvalidInputError(f"ids[{index}]", f"is {found!r}", "pass id strings")
+        return list(dict.fromkeys(ids))
+
+    @staticmethod
+    def _named(ids: Sequence[str]) -> Filter:
+        """The facts these Document ids name: written by the store, or by their fact ids."""
+        return any_of(where(DOCUMENT_ID, Op.IN, list(ids)), where("fact_id", Op.IN, list(ids)))
 
 
 def core_embedder(embedding: Embeddings, name: str | None = None) -> Embedder:

@@ -29,12 +29,19 @@ _UNNAMED = {"", "unknown"}
 class LlamaIndexEmbedder(CallableEmbedder):
     """A LlamaIndex ``BaseEmbedding`` as the core :class:`~shared_core.Embedder`.
 
-    ``name`` identifies the model (an index records it and refuses another model's vectors);
-    it defaults to the embedding's ``model_name``, and must be given when that is unset
-    (``"unknown"``). ``dimension`` is probed once, on first use, by embedding a short query
-    when it is not given. Failures of the wrapped model become
-    :class:`~shared_core.errors.EmbedderError` (the original as ``__cause__``); its vectors are
-    checked for count, dimension and finiteness.
+    Failures of the wrapped model become :class:`~shared_core.errors.EmbedderError` (the
+    original as ``__cause__``); its vectors are checked for count, dimension and finiteness.
+
+    Args:
+        embed_model: any LlamaIndex ``BaseEmbedding``.
+        name: identifies the model (an index records it and refuses another model's
+            vectors); default the embedding's ``model_name``, and required when that is
+            unset (``"unknown"``).
+        dimension: the vectors' length; when not given it is probed once, on first use, by
+            embedding a short query.
+
+    Raises:
+        InvalidInputError: ``embed_model`` is not a ``BaseEmbedding``, or the model has no name.
     """
 
     def __init__(
@@ -66,11 +73,18 @@ class LlamaIndexEmbedder(CallableEmbedder):
 
 class CoreEmbedding(BaseEmbedding):
     """A core :class:`~shared_core.Embedder` as a LlamaIndex ``BaseEmbedding`` (sync and async;
-    the async methods run the embedder off the event loop). ``model_name`` is the embedder's
-    name; other ``BaseEmbedding`` fields (``embed_batch_size``, ...) are keyword options.
+    the async methods run the embedder off the event loop).
 
     It pickles (with an index, say) when its embedder does (``MiniLMEmbedder`` pickles as its
-    settings); otherwise pickling raises :class:`~shared_core.errors.NotPicklableError`."""
+    settings); otherwise pickling raises :class:`~shared_core.errors.NotPicklableError`.
+
+    Args:
+        embedder: any core embedder; its name becomes ``model_name``.
+        **options: other ``BaseEmbedding`` fields (``embed_batch_size``, ...).
+
+    Raises:
+        InvalidInputError: ``embedder`` is not a core embedder.
+    """
 
     _embedder: Embedder = PrivateAttr()
 

@@ -64,8 +64,8 @@ from shared_core.facts import (
     thaw_metadata,
 )
 from shared_core.memory.config import MemoryConfig
-from shared_core.memory.core import TemporalMemory
 from shared_core.memory.hits import Hit
+from shared_core.memory.memory import TemporalMemory
 from shared_core.memory.options import SearchChanges
 
 DEFAULT_TIMESTAMP_FIELD = "valid_from"

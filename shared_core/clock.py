@@ -33,14 +33,24 @@ class Clock(Protocol):
 
 
 class SystemClock:
-    """The machine's clock, in UTC."""
+    """The system clock, in UTC: the default record clock of every ledger and memory."""
 
     def now(self) -> datetime:
         return datetime.now(UTC)
 
 
 class ManualClock:
-    """A clock that moves only when told to; for tests, demos and replaying logs."""
+    """A clock that moves only when told to; for tests, demos and replaying logs.
+
+    Pass the same clock to the ledger and the memory so that record times follow it. Safe to
+    share between threads.
+
+    Args:
+        start: the time :meth:`now` returns until :meth:`set` or :meth:`advance` moves it.
+
+    Raises:
+        InvalidInputError: ``start`` is not a timezone-aware datetime.
+    """
 
     def __init__(self, start: datetime) -> None:
         self._now = require_aware(start, "start")

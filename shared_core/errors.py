@@ -16,11 +16,12 @@ Each error inherits :class:`TemporalRagError` (catch everything of ours) and the
     ├── DetectorError(RuntimeError)            a conflict detector's model or LLM call failed
     ├── EmbedderError(RuntimeError)            an embedder failed or returned malformed vectors
     ├── ExtractorError(RuntimeError)           an extractor's or expander's LLM call failed
+    ├── LLMError(RuntimeError)                 a local LLM could not load its model or answer
     ├── NeedsAsyncError(RuntimeError)          an async-only LLM reached from sync code in a loop
     ├── NotPicklableError(TypeError)           an object over open storage; names the fix
     ├── EmbedderMismatchError(ValueError)      an index built by another embedder / dimension
     ├── VectorIndexError(RuntimeError)         the vector index's storage failed
-    │   └── IndexSyncError                     the ledger holds a write the index has not yet
+    │   └── IndexSyncError                     the ledger committed a write the index lacks yet
     └── LedgerError(RuntimeError)              the storage itself
         ├── LedgerNotFoundError(FileNotFoundError)   no ledger there (create=False)
         ├── NotALedgerError(ValueError)        the file is not a temporal-rag ledger
@@ -113,6 +114,10 @@ class ExtractorError(TemporalRagError, RuntimeError):
     """An extractor or query expander could not run (its model or LLM call failed)."""
 
 
+class LLMError(TemporalRagError, RuntimeError):
+    """A local LLM (:class:`~shared_core.llms.LocalLLM`) could not load its model or answer."""
+
+
 class NeedsAsyncError(TemporalRagError, RuntimeError):
     """A sync method met an async-only LLM callable while an event loop runs in this thread.
 
@@ -192,6 +197,7 @@ __all__ = [
     "IndexSyncError",
     "InvalidInputError",
     "InvalidOperationError",
+    "LLMError",
     "LedgerBusyError",
     "LedgerCorruptError",
     "LedgerError",

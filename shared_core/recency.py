@@ -16,7 +16,18 @@ from shared_core.errors import InvalidInputError
 
 
 class RecencyBuffer:
-    """A bounded, thread-safe FIFO of the most recently added candidates."""
+    """A bounded, thread-safe FIFO of the most recently added candidates.
+
+    A memory searched with ``use_recency_buffer=True`` adds the buffered candidates of the
+    query's namespace to what the index retrieved, so Phi_T sees the newest statements even
+    when they are not similar enough to the query to be retrieved.
+
+    Args:
+        capacity: how many candidates it holds; adding one more drops the oldest.
+
+    Raises:
+        InvalidInputError: ``capacity`` is not a positive int.
+    """
 
     def __init__(self, capacity: int) -> None:
         if not isinstance(capacity, int) or isinstance(capacity, bool) or capacity < 1:

@@ -37,11 +37,11 @@ from shared_core.dominance import AnyConflict, Candidate, ConflictDetector, temp
 from shared_core.errors import TemporalRagError
 from shared_core.facts import Fact
 from shared_core.index.chroma import ChromaIndex
-from shared_core.ledger.sqlite import SQLiteLedger
+from shared_core.ledger.sqlite.ledger import SQLiteLedger
 from shared_core.memory.claims import ClaimJudge, claim_judge
 from shared_core.memory.config import MemoryConfig
-from shared_core.memory.core import TemporalMemory
 from shared_core.memory.hits import Hit
+from shared_core.memory.memory import TemporalMemory
 from temporal_rag_bench.methods import StoreMethod, entity_rows, top_with_buffer
 from temporal_rag_bench.model import Chunk, Dataset, Question, Retrieved, Track
 from temporal_rag_bench.store import SharedStore

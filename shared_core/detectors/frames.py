@@ -133,8 +133,17 @@ def _optional(raw: Mapping[str, Any], name: str) -> float | None:
 class FrameHead:
     """Reads statements' sentence embeddings and names the attribute each states (or None).
 
-    ``folder`` defaults to the head shipped in the package. The weights load on first use,
-    once, under a lock.
+    The weights load on first use, once, under a lock; the card (``frames.json``) is read at
+    once.
+
+    Args:
+        folder: a frame head folder (``frames.json`` and ``frames.npz``); default the head
+            shipped in the package.
+
+    Raises:
+        InvalidInputError: ``folder`` is not a path.
+        ModelNotFoundError: the folder holds no frame card.
+        DetectorError: its card is malformed.
     """
 
     def __init__(self, *, folder: str | Path | None = None) -> None:

@@ -123,10 +123,20 @@ class Verdict:
 class KappaScorer:
     """A :class:`~shared_core.detectors.nli.PairScorer` over the shipped kappa-minilm weights.
 
-    ``folder`` defaults to the weights inside the package (another folder written by the
-    trainer, ``python -m temporal_rag_training.train``, may be given). Loads on first use (or
-    :meth:`load`), once, under a lock; pairs are scored in batches of ``batch_size``, sorted by
-    length, truncated to the card's ``max_length`` tokens, and come back in input order.
+    Loads on first use (or :meth:`load`), once, under a lock; the card (``kappa.json``) is read
+    at once. Pairs are scored in batches, sorted by length, truncated to the card's
+    ``max_length`` tokens, and come back in input order.
+
+    Args:
+        folder: a kappa model folder; default the weights inside the package (another folder
+            written by the trainer, ``python -m temporal_rag_training.train``, may be given).
+        device: the torch device to run on.
+        batch_size: pairs per forward pass.
+
+    Raises:
+        InvalidInputError: ``batch_size`` is not a positive int or ``folder`` is not a path.
+        ModelNotFoundError: the folder holds no kappa card (or, at loading, no weights).
+        DetectorError: its card is malformed.
     """
 
     def __init__(

@@ -37,9 +37,18 @@ def same_subject(older: Candidate, newer: Candidate) -> bool:
 class CosinePrefilter:
     """Only pairs whose embedding cosine is at least ``threshold`` reach the model.
 
-    ``embed`` maps a list of texts to one vector each (any embedding model: a
-    sentence-transformers ``encode``, a LangChain ``embed_documents``, ...). It is called once
-    per detector call, on the dated candidates' texts; the cosine is computed in plain Python.
+    ``embed`` is called once per detector call, on the dated candidates' texts; the cosine is
+    computed in plain Python.
+
+    Args:
+        embed: maps a list of texts to one vector each (any embedding model: a
+            sentence-transformers ``encode``, a LangChain ``embed_documents``, ...).
+        threshold: the lowest cosine, in [-1, 1], of a pair sent to the model.
+
+    Raises:
+        InvalidInputError: ``embed`` is not callable or ``threshold`` is not in [-1, 1].
+        DetectorError: at a detector call, ``embed`` failed or did not return one vector of
+            one size per text.
     """
 
     def __init__(self, embed: Embed, threshold: float) -> None:
@@ -85,7 +94,15 @@ def _unit(vector: Sequence[float]) -> list[float]:
 
 
 class AllPrefilters:
-    """A pair reaches the model only if every given pre-filter lets it through."""
+    """A pair reaches the model only if every given pre-filter lets it through.
+
+    Args:
+        *prefilters: :class:`Prefilter` objects (such as :class:`CosinePrefilter`) or pair
+            predicates ``(older, newer) -> bool`` (such as ``same_subject``).
+
+    Raises:
+        InvalidInputError: no pre-filter was given.
+    """
 
     def __init__(self, *prefilters: Prefilter | PairFilter) -> None:
         if not prefilters:

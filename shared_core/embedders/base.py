@@ -146,6 +146,13 @@ class HashingEmbedder:
 
     Each lower-cased word is hashed into one of ``dimension`` buckets with a sign; the vector is
     L2-normalised. It knows nothing of meaning, only of shared words.
+
+    Args:
+        dimension: the length of every vector (at least 2).
+        name: what an index records as the embedder's name (default ``hashing-<dimension>``).
+
+    Raises:
+        InvalidInputError: ``dimension`` is not an int of at least 2.
     """
 
     def __init__(self, dimension: int = 64, *, name: str | None = None) -> None:

@@ -18,21 +18,28 @@ them again with the cursor, before it applies changes: several processes may sha
 a Chroma server as long as they mirror one ledger, whose mirror lock makes them apply the change
 feed one at a time (TemporalMemory does). An embedded folder is for one process at a time
 (Chroma's own limit). chromadb is imported only when used.
+
+The class runs every collection call, the searches included. How a record is laid out (its
+metadata, the collections' names, the ``where`` clauses) is
+:mod:`shared_core.index.chroma_records`; the bookkeeping that proves the fast path exact is
+:mod:`shared_core.index.chroma_fast_path`; opening the client is
+:mod:`shared_core.index.chroma_client`.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import threading
 import urllib.parse
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from shared_core.clock import Instant
 from shared_core.errors import InvalidInputError, VectorIndexError
-from shared_core.filters import Filter
-from shared_core.index.base import IndexMatch, RowCheck, Vector
+from shared_core.filters import Filter, matches
+from shared_core.index.base import IndexMatch, RowCheck, RowLister, Vector
 from shared_core.index.checks import (
     as_vector,
     check_binding,
@@ -44,26 +51,22 @@ from shared_core.index.checks import (
 )
 from shared_core.index.chroma_client import (
     PAGE,
-    all_ids,
     chromadb_module,
     close_client,
-    copy_records,
     hnsw_config,
     persistent_client,
     precomputed_embedding_function,
-    stored_vectors,
     translated,
 )
-from shared_core.index.chroma_layout import (
-    Book,
-    best_matches,
+from shared_core.index.chroma_fast_path import Book
+from shared_core.index.chroma_records import (
+    both,
     filter_where,
+    from_metadata,
     is_live,
     namespace_key,
-    query_nearest,
-    rows_alone,
-    search_past,
     to_metadata,
+    visibility_where,
 )
 from shared_core.ledger.results import ChangeCursor, VersionRecord
 
@@ -71,6 +74,20 @@ LAYOUT = 2
 """The layout version kept in the state collection (1: ``live`` and ``hist``)."""
 ROLES = ("live", "all")
 _PREFIX = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9._-]{0,400}[a-zA-Z0-9])?")
+OVERFETCH = 5
+"""A search other than a current one first asks ``all`` for this many times k rows, unfiltered."""
+WIDER = 8
+"""When those rows do not settle the answer, it asks for this many times more, unfiltered."""
+LISTING_SHARE = 10
+"""A past search whose unfiltered answers settle nothing asks a caller that can list the
+visible rows for them when they are at most a tenth of the collection, and computes their
+distances: reading a vector by id costs about ten times what Chroma's filtered query spends
+per record it scans (25-60 us against about 3 us, measured at a million records)."""
+EXACT_PAGE = 5_000
+ID_PAGE = 5_000  # ids per get: Chroma's SQLite refuses a few tens of thousands of variables
+
+ScoredRow = tuple[float, Mapping[str, Any]]
+"""A raw query result: (cosine distance, record metadata)."""
 
 
 class ChromaIndex:
@@ -222,7 +239,7 @@ class ChromaIndex:
         with translated("search"):
             if rows_only:
                 hidden = None if pending is None or valid_at is None else book.hidden(valid_at)
-                rows = rows_alone(
+                rows = self._rows_alone(
                     (live, every),
                     counts,
                     query,
@@ -234,9 +251,9 @@ class ChromaIndex:
                 if rows is not None:
                     return rows
             if pending is not None:  # the fast path: live only, no visibility terms
-                found = query_nearest(live, query, min(k + pending, counts[0]), condition)
+                found = self._query_nearest(live, query, min(k + pending, counts[0]), condition)
             else:
-                found = search_past(every, counts[1], query, k, (valid_at, known_at), where)
+                found = self._search_past(every, counts[1], query, k, (valid_at, known_at), where)
         return best_matches(found, k, valid_at, known_at, where)
 
     def row_ids(self) -> set[int]:
@@ -248,7 +265,7 @@ class ChromaIndex:
                 int(row_id)
                 for key in list(self._books)
                 for collection in self._collections(key)
-                for row_id in all_ids(collection)
+                for row_id in self._all_ids(collection)
             }
 
     def remove(self, row_ids: Sequence[int]) -> None:
@@ -289,6 +306,192 @@ class ChromaIndex:
                 if collection.name in ours:
                     self._client.delete_collection(collection.name)
         self.close()
+
+    # ------------------------------------------------------------------ searching
+    def _rows_alone(
+        self,
+        collections: tuple[Any, Any],
+        counts: tuple[int, int],
+        query: Any,
+        k: int,
+        *,
+        hidden: set[int] | None,
+        condition: Any,
+        visible: tuple[RowCheck | None, Instant | None, Instant | None],
+    ) -> list[IndexMatch] | None:
+        """A rows-only search read by ids and distances alone, where that is provably exact: a
+        current one (``hidden``: the future-dated live rows to skip) without a filter, or any
+        other whose caller checks visibility (``visible``: its row check, ``valid_at``,
+        ``known_at``). ``collections``: (live, all). None: read the records instead."""
+        (live, every), (live_count, every_count) = collections, counts
+        if hidden is not None:
+            if condition is not None:
+                return None
+            return self._nearest_rows(live, query, min(k + len(hidden), live_count), hidden, k)
+        visible_rows, valid_at, known_at = visible
+        if visible_rows is None:
+            return None
+        where = both(visibility_where(valid_at, known_at, live=False), condition)
+        return self._past_rows(every, every_count, query, k, (visible_rows, where))
+
+    def _search_past(
+        self,
+        every: Any,
+        count: int,
+        query: Any,
+        k: int,
+        times: tuple[Instant | None, Instant | None],
+        condition: Filter | None,
+    ) -> list[ScoredRow]:
+        """Hits for any search but a current one, from ``all`` (``count`` rows). Its nearest
+        ``OVERFETCH * k`` rows, unfiltered, usually prove the answer (see ``settles``); when they
+        do not, it is asked again with a ``where`` that encodes visibility (exact, but tens to
+        hundreds of milliseconds at 100k records)."""
+        valid_at, known_at = times
+        for asked in _widening(k, count):
+            hits = self._query_nearest(every, query, asked, None)
+            kth = kth_visible(hits, k, valid_at, known_at, condition)
+            if settles(hits[-1][0] if hits else None, asked, count, kth):
+                return hits
+        where = visibility_where(valid_at, known_at, live=False)
+        if condition is not None:
+            where = both(where, filter_where(condition))
+        return self._query_nearest(every, query, filtered_size(k, count), where)
+
+    def _query_nearest(self, collection: Any, query: Any, n: int, where: Any) -> list[ScoredRow]:
+        """(distance, metadata) of the ``n`` nearest records matching ``where``, nearest first."""
+        if n < 1:
+            return []
+        found = collection.query(
+            query_embeddings=query, n_results=n, where=where, include=["metadatas", "distances"]
+        )
+        hits = list(zip(found["distances"][0], found["metadatas"][0], strict=True))
+        if len(hits) < n:  # HNSW is approximate: with identical vectors it can return too few
+            return self._exact_nearest(collection, query, n, where)
+        return hits
+
+    def _nearest_ids(
+        self, collection: Any, query: Any, n: int, where: Any = None
+    ) -> list[tuple[float, int]] | None:
+        """(distance, row id) of the ``n`` nearest records matching ``where``, nearest first, by
+        id and distance alone (reading no metadata, which costs more than the search itself:
+        Chroma ids are row ids). None when Chroma returned fewer than ``n`` rows (HNSW can come
+        up short, see :meth:`_query_nearest`; the caller then reads the records)."""
+        if n < 1:
+            return []
+        found = collection.query(
+            query_embeddings=query, n_results=n, where=where, include=["distances"]
+        )
+        ids, distances = found["ids"][0], found["distances"][0]
+        if len(ids) < n:
+            return None
+        return sorted(zip(map(float, distances), map(int, ids), strict=True))
+
+    def _nearest_rows(
+        self, live: Any, query: Any, n: int, hidden: set[int], k: int
+    ) -> list[IndexMatch] | None:
+        """The fast path of a current search for callers that need rows only: the ``n`` nearest
+        live records (:meth:`_nearest_ids`), the ``hidden`` rows skipped, the first ``k`` kept.
+        None when HNSW came up short."""
+        found = self._nearest_ids(live, query, n)
+        if found is None:
+            return None
+        kept = [(distance, row) for distance, row in found if row not in hidden]
+        return [IndexMatch(row, None, 1.0 - distance) for distance, row in kept[:k]]
+
+    def _past_rows(
+        self,
+        every: Any,
+        count: int,
+        query: Any,
+        k: int,
+        checks: tuple[RowCheck, Any],
+    ) -> list[IndexMatch] | None:
+        """:meth:`_search_past` for callers that need rows only and say which rows are visible
+        (``checks``: the caller's row check, and the visibility ``where``), read by ids and
+        distances alone: the nearest ``OVERFETCH * k`` rows of ``all`` unfiltered, the visible
+        ones kept nearest first; when that answer does not settle the top k (:func:`settles`),
+        the distances of the visible rows are computed when a :class:`RowLister` lists few of
+        them, else ``all`` is asked again with the ``where``. None when the unfiltered answer
+        came up short (the caller reads the records)."""
+        visible_rows, where = checks
+        nearest: dict[int, float] = {}
+        for asked in _widening(k, count):
+            answer = self._nearest_ids(every, query, asked)
+            if answer is None:
+                return None
+            _pool(nearest, answer)
+            kept = _nearest_visible(nearest, k, visible_rows)
+            kth = kept[k - 1][1] if len(kept) >= k else math.inf
+            if settles(answer[-1][0] if answer else None, asked, count, kth):
+                return [IndexMatch(row, None, 1.0 - distance) for row, distance in kept[:k]]
+        listed = None
+        if isinstance(visible_rows, RowLister):
+            listed = visible_rows.list_rows(count // LISTING_SHARE)
+        if listed is not None:  # few rows are visible: their distances cost less than a filter
+            _pool(nearest, self._distances_by_id(every, query, listed))
+        else:
+            wanted = filtered_size(k, count)
+            refined = self._nearest_ids(every, query, wanted, where)
+            if refined is None:  # fewer rows match, or HNSW came up short: count them all
+                refined = self._exact_nearest_ids(every, query, wanted, where)
+            _pool(nearest, refined)
+        kept = _nearest_visible(nearest, k, visible_rows)
+        return [IndexMatch(row, None, 1.0 - distance) for row, distance in kept[:k]]
+
+    def _exact_nearest(self, collection: Any, query: Any, n: int, where: Any) -> list[ScoredRow]:
+        """The ``n`` nearest records matching ``where`` by brute force over every such record
+        (Chroma's metadata filter in ``get`` is exact). Used when HNSW returned fewer rows than
+        were asked for, so it only runs when the approximate answer is known to be short."""
+        _, metadatas, matrix = self._scan(collection, where, ["embeddings", "metadatas"])
+        return [(distance, metadatas[i]) for distance, i in _brute_force(matrix, query, n)]
+
+    def _exact_nearest_ids(
+        self, collection: Any, query: Any, n: int, where: Any
+    ) -> list[tuple[float, int]]:
+        """:meth:`_exact_nearest` by ids and distances alone."""
+        ids, _, matrix = self._scan(collection, where, ["embeddings"])
+        return [(distance, int(ids[i])) for distance, i in _brute_force(matrix, query, n)]
+
+    def _distances_by_id(
+        self, collection: Any, query: Any, row_ids: Sequence[int]
+    ) -> list[tuple[float, int]]:
+        """(cosine distance, row id) of each of these rows the collection holds (exact), nearest
+        first; rows it lacks (an index behind its ledger) are left out."""
+        import numpy as np
+
+        ids: list[str] = []
+        blocks = []
+        for start in range(0, len(row_ids), ID_PAGE):
+            page = collection.get(
+                ids=[str(row) for row in row_ids[start : start + ID_PAGE]], include=["embeddings"]
+            )
+            if page["ids"]:
+                ids += page["ids"]
+                blocks.append(np.asarray(page["embeddings"], dtype=np.float64))
+        matrix = np.vstack(blocks) if blocks else None
+        return [(distance, int(ids[i])) for distance, i in _brute_force(matrix, query, len(ids))]
+
+    def _scan(
+        self, collection: Any, where: Any, include: list[str]
+    ) -> tuple[list[str], list[Any], Any]:
+        """(ids, metadatas, embedding matrix) of every record matching ``where``, paged."""
+        import numpy as np
+
+        ids: list[str] = []
+        metadatas: list[Any] = []
+        blocks = []
+        offset = 0
+        while True:
+            page = collection.get(where=where, include=include, limit=EXACT_PAGE, offset=offset)
+            if page["ids"]:
+                ids += page["ids"]
+                metadatas += page["metadatas"] or []
+                blocks.append(np.asarray(page["embeddings"], dtype=np.float64))
+            if len(page["ids"]) < EXACT_PAGE:
+                break
+            offset += EXACT_PAGE
+        return ids, metadatas, np.vstack(blocks) if blocks else None
 
     # ------------------------------------------------------------------ state
     def _load_state(self, metadata: Mapping[str, Any]) -> None:
@@ -390,7 +593,7 @@ class ChromaIndex:
             every = self._every(key)
             wanted = [f for f in dict.fromkeys(fact_ids) if f not in found]
             if wanted and self._count(every):
-                stored_vectors(every, wanted, found)
+                self._stored_vectors(every, wanted, found)
         return found
 
     def _upsert(self, collection: Any, rows: Sequence[VersionRecord], arrays: Any) -> None:
@@ -438,7 +641,7 @@ class ChromaIndex:
                     old = self._client.get_collection(
                         self._name(key, role), embedding_function=precomputed_embedding_function()
                     )
-                    copy_records(old, every, self._batch)
+                    self._copy_records(old, every)
             self._counts.pop(every.name, None)
         self._save_state()
         for key in self._books:
@@ -483,3 +686,158 @@ class ChromaIndex:
     def _open(self) -> None:
         if self._closed:
             raise VectorIndexError("the index is closed")
+
+    # ------------------------------------------------------------------ paged reads
+    def _all_ids(self, collection: Any) -> Iterator[str]:
+        """Every id ``collection`` holds, ``PAGE`` at a time."""
+        offset = 0
+        while True:
+            ids = collection.get(include=[], limit=PAGE, offset=offset)["ids"]
+            yield from ids
+            if len(ids) < PAGE:
+                return
+            offset += PAGE
+
+    def _stored_vectors(
+        self, collection: Any, fact_ids: list[str], found: dict[str, list[float]]
+    ) -> None:
+        """Add to ``found`` the vector of each of these fact ids that has a row in
+        ``collection``."""
+        for start in range(0, len(fact_ids), PAGE):
+            where = {"fact_id": {"$in": fact_ids[start : start + PAGE]}}
+            offset = 0
+            while True:
+                page = collection.get(
+                    where=where, include=["embeddings", "metadatas"], limit=PAGE, offset=offset
+                )
+                for meta, vector in zip(page["metadatas"], page["embeddings"], strict=True):
+                    found.setdefault(str(meta["fact_id"]), [float(x) for x in vector])
+                if len(page["ids"]) < PAGE:
+                    break
+                offset += PAGE
+
+    def _copy_records(self, source: Any, target: Any) -> None:
+        """Every record of ``source`` upserted into ``target`` as it is (vector, text,
+        metadata)."""
+        offset = 0
+        while True:
+            page = source.get(
+                include=["embeddings", "documents", "metadatas"], limit=PAGE, offset=offset
+            )
+            for start in range(0, len(page["ids"]), self._batch):
+                end = start + self._batch
+                target.upsert(
+                    ids=page["ids"][start:end],
+                    embeddings=page["embeddings"][start:end],
+                    documents=page["documents"][start:end],
+                    metadatas=page["metadatas"][start:end],
+                )
+            if len(page["ids"]) < PAGE:
+                return
+            offset += PAGE
+
+
+# ---------------------------------------------------------------------- the searches' arithmetic
+# (pure: what the searching methods above decide from Chroma's answers)
+def kth_visible(
+    hits: Sequence[ScoredRow],
+    k: int,
+    valid_at: Instant | None,
+    known_at: Instant | None,
+    condition: Filter | None = None,
+) -> float:
+    """The distance of the k-th nearest visible, matching hit among ``hits`` (inf if fewer)."""
+    distances = sorted(
+        d for d, meta in hits if _wanted(from_metadata(meta), valid_at, known_at, condition)
+    )
+    return distances[k - 1] if len(distances) >= k else math.inf
+
+
+def settles(farthest: float | None, asked: int, count: int, kth: float) -> bool:
+    """Whether an unfiltered answer of ``asked`` rows from a collection of ``count``, whose
+    farthest row lies at ``farthest`` (None: no rows), misses no row nearer than ``kth``: it
+    holds them all, or it reaches beyond ``kth``."""
+    return asked >= count or (farthest is not None and farthest >= kth)
+
+
+def best_matches(
+    found: Sequence[ScoredRow],
+    k: int,
+    valid_at: Instant | None,
+    known_at: Instant | None,
+    condition: Filter | None = None,
+) -> list[IndexMatch]:
+    """The ``k`` nearest visible hits, each row once, as matches (score = 1 - distance).
+    Visibility is checked here too: Chroma's filter is not the contract, and the unfiltered
+    queries over-fetch."""
+    out: list[IndexMatch] = []
+    seen: set[int] = set()
+    for distance, meta in sorted(found, key=lambda hit: hit[0]):
+        row = from_metadata(meta)
+        if row.row_id in seen or not _wanted(row, valid_at, known_at, condition):
+            continue
+        seen.add(row.row_id)
+        out.append(IndexMatch(row.row_id, row.fact_id, 1.0 - float(distance)))
+        if len(out) == k:
+            break
+    return out
+
+
+def _wanted(
+    row: VersionRecord, valid_at: Instant | None, known_at: Instant | None, condition: Filter | None
+) -> bool:
+    return row.visible(valid_at, known_at) and matches(condition, row.attributes)
+
+
+def filtered_size(k: int, count: int) -> int:
+    """How many rows a filtered query asks for: ``OVERFETCH * k``, not ``k``. Its cost is
+    the metadata scan, not ``n``; a larger ``n`` widens HNSW's filtered search, which with
+    ``k`` alone can miss the nearest matching row in a graph crowded by near-duplicates that
+    the filter hides, and when fewer rows match than asked they are counted exactly."""
+    return min(OVERFETCH * k, count)
+
+
+def _widening(k: int, count: int) -> list[int]:
+    """How many rows the unfiltered queries ask for, in turn, before a filtered one: a wider
+    unfiltered query costs far less than a filtered one, which scans metadata."""
+    first = min(OVERFETCH * k, count)
+    wider = min(WIDER * OVERFETCH * k, count)
+    return [first] if wider == first else [first, wider]
+
+
+def _pool(nearest: dict[int, float], answer: Sequence[tuple[float, int]]) -> None:
+    for distance, row in answer:
+        nearest[row] = min(distance, nearest.get(row, math.inf))
+
+
+def _nearest_visible(
+    nearest: Mapping[int, float], k: int, visible_rows: RowCheck
+) -> list[tuple[int, float]]:
+    """The nearest visible (row, distance) pairs, at least ``k`` when there are: the rows are
+    checked nearest first, ``2 * k`` at a time."""
+    merged = sorted(nearest.items(), key=_by_distance)
+    kept: list[tuple[int, float]] = []
+    for start in range(0, len(merged), 2 * k):
+        part = merged[start : start + 2 * k]
+        visible = visible_rows([row for row, _ in part])
+        kept += [(row, distance) for row, distance in part if row in visible]
+        if len(kept) >= k:
+            break
+    return kept
+
+
+def _by_distance(pair: tuple[int, float]) -> float:
+    return pair[1]
+
+
+def _brute_force(matrix: Any, query: Any, n: int) -> list[tuple[float, int]]:
+    """(cosine distance, position) of the ``n`` rows of ``matrix`` nearest ``query``."""
+    import numpy as np
+
+    if matrix is None:
+        return []
+    vector = np.asarray(query, dtype=np.float64).reshape(-1)
+    norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(vector) or 1.0)
+    distances = 1.0 - (matrix @ vector) / np.where(norms == 0.0, 1.0, norms)
+    order = np.argsort(distances, kind="stable")[:n]
+    return [(float(distances[i]), int(i)) for i in order]

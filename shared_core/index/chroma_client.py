@@ -1,6 +1,6 @@
-"""Chroma plumbing for :mod:`shared_core.index.chroma`: the client and its closing, Chroma's
-errors translated, HNSW options, the embedding-function slot that never embeds, paged reads.
-chromadb is imported only when used."""
+"""The Chroma client of :mod:`shared_core.index.chroma`: opening and closing it, Chroma's errors
+translated, its page size, the HNSW options and the embedding-function slot that never embeds a
+collection is opened with. chromadb is imported only when used."""
 
 from __future__ import annotations
 
@@ -20,52 +20,6 @@ from shared_core.errors import (
 PAGE = 5_000
 """Rows per Chroma ``get`` (large gets with metadata fail) and fact ids per ``$in``."""
 EF_NAME = "temporal_rag_precomputed"
-
-
-def all_ids(collection: Any) -> Iterator[str]:
-    offset = 0
-    while True:
-        ids = collection.get(include=[], limit=PAGE, offset=offset)["ids"]
-        yield from ids
-        if len(ids) < PAGE:
-            return
-        offset += PAGE
-
-
-def copy_records(source: Any, target: Any, batch: int) -> None:
-    """Every record of ``source`` upserted into ``target`` as it is (vector, text, metadata)."""
-    offset = 0
-    while True:
-        page = source.get(
-            include=["embeddings", "documents", "metadatas"], limit=PAGE, offset=offset
-        )
-        for start in range(0, len(page["ids"]), batch):
-            end = start + batch
-            target.upsert(
-                ids=page["ids"][start:end],
-                embeddings=page["embeddings"][start:end],
-                documents=page["documents"][start:end],
-                metadatas=page["metadatas"][start:end],
-            )
-        if len(page["ids"]) < PAGE:
-            return
-        offset += PAGE
-
-
-def stored_vectors(collection: Any, fact_ids: list[str], found: dict[str, list[float]]) -> None:
-    """Add to ``found`` the vector of each of these fact ids that has a row in ``collection``."""
-    for start in range(0, len(fact_ids), PAGE):
-        where = {"fact_id": {"$in": fact_ids[start : start + PAGE]}}
-        offset = 0
-        while True:
-            page = collection.get(
-                where=where, include=["embeddings", "metadatas"], limit=PAGE, offset=offset
-            )
-            for meta, vector in zip(page["metadatas"], page["embeddings"], strict=True):
-                found.setdefault(str(meta["fact_id"]), [float(x) for x in vector])
-            if len(page["ids"]) < PAGE:
-                break
-            offset += PAGE
 
 
 def hnsw_config(**options: int | None) -> dict[str, Any]:

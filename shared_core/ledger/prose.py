@@ -44,9 +44,9 @@ from shared_core.facts import (
     new_fact_id,
     normalize_text,
 )
+from shared_core.ledger.batch import Batch, Outcome, combine
 from shared_core.ledger.records import KIND_RETRACTION, StatementRow
 from shared_core.ledger.results import WriteResult
-from shared_core.ledger.writing import Batch, Outcome, combine
 from shared_core.supersession import RULE_UNDO, Version
 
 

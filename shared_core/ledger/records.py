@@ -1,4 +1,4 @@
-"""The rows every ledger store keeps, and their conversion to the public types.
+"""The rows every ledger store keeps, and their conversion to what callers and indexes see.
 
 Two append-mostly tables make the ledger: *statements* (the write log: what was said, when it was
 recorded, and, if it turned out wrong, when it was retired) and *versions* (the timeline derived
@@ -8,11 +8,16 @@ mutation is setting ``retired_at`` once; nothing is ever deleted.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from datetime import datetime
+from types import MappingProxyType
+from typing import Any
 
 from shared_core.clock import OPEN, Instant, from_instant
 from shared_core.facts import Cardinality, Fact, FactKey, ObjectValue, Reason, metadata_from_json
+from shared_core.filters import attributes_of
+from shared_core.ledger.results import StoredStatement, VersionRecord
 from shared_core.supersession import Statement, Version
 
 KIND_ASSERTION = "assertion"
@@ -80,6 +85,19 @@ class StatementRow:
             end_reason=self.end_reason,
         )
 
+    def fact_fields(self) -> dict[str, Any]:
+        """The arguments of a :class:`Fact` that says this statement again."""
+        return {
+            "text": self.text,
+            "subject": self.subject,
+            "relation": self.relation,
+            "object": self.object,
+            "valid_from": from_instant(self.valid_from),
+            "valid_to": None if self.valid_to is None else from_instant(self.valid_to),
+            "namespace": self.namespace,
+            "metadata": metadata_from_json(self.metadata),
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class VersionRow:
@@ -119,6 +137,11 @@ class VersionRow:
             and self.valid_from <= valid_at < self.valid_to
         )
 
+    def as_known(self, known_at: Instant) -> VersionRow:
+        """This record as it stood at ``known_at``: a later retirement was not known yet."""
+        retired_later = known_at < self.retired_at < OPEN  # an open row has nothing to undo
+        return replace(self, retired_at=OPEN, retire_reason=None) if retired_later else self
+
 
 def light_statement(
     seq: int,
@@ -137,25 +160,6 @@ def light_statement(
     elif key_id is None:
         value = f"prose:{fact_id}"
     return Statement(seq, fact_id, value, valid_from, valid_to, text_key, end_reason)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class StoredStatement:
-    """A statement as it was written, with its record interval (see ``ledger.explain``)."""
-
-    fact_id: str
-    kind: str
-    namespace: str
-    subject: str | None
-    relation: str | None
-    object: ObjectValue | None
-    text: str
-    valid_from: datetime
-    valid_to: datetime | None
-    recorded_at: datetime
-    retired_at: datetime | None
-    retire_reason: Reason | None
-    end_reason: Reason | None = None  # what a retraction records as the end of what it closes
 
 
 def _optional_datetime(value: Instant | None) -> datetime | None:
@@ -193,6 +197,45 @@ def version_fact(
         end_reason=version.end,
         retire_reason=retire_reason,
     )
+
+
+def version_record(row: VersionRow, head: StatementRow, attributes: bool = True) -> VersionRecord:
+    """A version record and the statement that names it, as a vector index mirrors them;
+    ``attributes=False`` leaves out what metadata filters test."""
+    if not attributes:
+        return VersionRecord(
+            row.row_id,
+            row.fact_id,
+            row.namespace,
+            head.text,
+            row.valid_from,
+            row.valid_to,
+            row.recorded_at,
+            row.retired_at,
+        )
+    return VersionRecord(
+        row_id=row.row_id,
+        fact_id=row.fact_id,
+        namespace=row.namespace,
+        text=head.text,
+        valid_from=row.valid_from,
+        valid_to=row.valid_to,
+        recorded_at=row.recorded_at,
+        retired_at=row.retired_at,
+        attributes=MappingProxyType(
+            attributes_of(
+                head.subject,
+                head.relation,
+                head.object,
+                _stored_metadata(head.metadata),
+                fact_id=row.fact_id,
+            )
+        ),
+    )
+
+
+def _stored_metadata(text: str) -> Mapping[str, Any]:
+    return metadata_from_json(text) if text not in ("", "{}") else {}
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from types import MappingProxyType
 
 from shared_core.clock import OPEN, Instant
-from shared_core.facts import Decision, Fact, FactStatus, Reason
+from shared_core.facts import Decision, Fact, FactStatus, ObjectValue, Reason
 from shared_core.filters import Scalar
-from shared_core.ledger.records import StoredStatement
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +26,25 @@ class WriteResult:
     fact: Fact | None = None
     closed: tuple[Fact, ...] = ()
     retired: tuple[Fact, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StoredStatement:
+    """A statement as it was written, with its record interval (see ``ledger.explain``)."""
+
+    fact_id: str
+    kind: str
+    namespace: str
+    subject: str | None
+    relation: str | None
+    object: ObjectValue | None
+    text: str
+    valid_from: datetime
+    valid_to: datetime | None
+    recorded_at: datetime
+    retired_at: datetime | None
+    retire_reason: Reason | None
+    end_reason: Reason | None = None  # what a retraction records as the end of what it closes
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,10 +3,10 @@
 from shared_core.memory.claims import ClaimJudge, claim_judge
 from shared_core.memory.config import MemoryConfig
 from shared_core.memory.context import count_tokens_default, pack_context
-from shared_core.memory.core import TemporalMemory
 from shared_core.memory.expansion import expand_query
 from shared_core.memory.fusion import reciprocal_rank_fusion
 from shared_core.memory.hits import Added, Hit, ReconcileReport
+from shared_core.memory.memory import TemporalMemory
 from shared_core.memory.options import SearchChanges, SearchOptions
 from shared_core.memory.prose_judge import ProseJudge, kappa_judge
 

@@ -48,7 +48,7 @@ from shared_core.embedders.base import Embedder
 from shared_core.errors import InvalidInputError
 from shared_core.facts import Fact, normalize_text
 from shared_core.index.base import Vector, VectorIndex
-from shared_core.ledger.store import LedgerStore
+from shared_core.ledger.protocol import LedgerStore
 from shared_core.memory.subjects import statement_subject
 
 NEW, RESTATES, ENDS = "new", "restates", "ends"

@@ -8,8 +8,9 @@ from shared_core.clock import Clock
 from shared_core.errors import InvalidInputError
 from shared_core.index.chroma import ChromaIndex
 from shared_core.ledger.ledger import Ledger
-from shared_core.ledger.postgres import PostgresLedger
-from shared_core.ledger.sqlite import Durability, SQLiteLedger
+from shared_core.ledger.postgres.ledger import PostgresLedger
+from shared_core.ledger.sqlite.connection import Durability
+from shared_core.ledger.sqlite.ledger import SQLiteLedger
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 CHROMA_SCHEMES = ("http://", "https://")

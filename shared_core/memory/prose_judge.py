@@ -37,7 +37,7 @@ from shared_core.errors import InvalidInputError
 from shared_core.facts import Fact, normalize_text
 from shared_core.index.base import Vector, VectorIndex
 from shared_core.ledger.prose import ProseSupersession
-from shared_core.ledger.store import LedgerStore
+from shared_core.ledger.protocol import LedgerStore
 
 OVERFETCH = 3
 """The index is asked for this many times ``neighbours`` records (keyed facts share it)."""

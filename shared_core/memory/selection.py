@@ -8,8 +8,8 @@ from typing import Any
 from shared_core.clock import OPEN, to_instant
 from shared_core.facts import Fact, metadata_from_json
 from shared_core.filters import Filter, attributes_of, matches
+from shared_core.ledger.protocol import LedgerStore
 from shared_core.ledger.records import StatementRow
-from shared_core.ledger.store import LedgerStore
 
 
 def select_facts(

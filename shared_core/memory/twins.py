@@ -3,9 +3,8 @@
 The memory's work is blocking (SQLite, Chroma, the embedder, a judge's model), so each ``a*``
 method of :class:`~shared_core.memory.TemporalMemory` runs its synchronous twin with
 :func:`asyncio.to_thread`: the event loop stays free and both paths share one implementation.
-Where an LLM may be called (an async expander, LLM judge or LLM extractor), :func:`native_twin`
-gives the method an implementation that awaits the LLM on the running loop instead
-(:mod:`shared_core.memory.async_paths`).
+Where an LLM may be called (an async expander, LLM judge or LLM extractor), the memory writes
+the ``a*`` method out instead: its reader or writer awaits the LLM on the running loop.
 """
 
 from __future__ import annotations
@@ -36,22 +35,4 @@ def async_twin(
     twin.__name__ = f"a{name}"
     twin.__qualname__ = twin.__qualname__.rsplit(".", 1)[0] + f".a{name}"
     twin.__doc__ = f":meth:`{name}` without blocking the event loop (a worker thread)."
-    return twin
-
-
-def native_twin(
-    method: Callable[Concatenate[Owner, Params], Result],
-    implementation: Callable[Concatenate[Owner, Params], Coroutine[Any, Any, Result]],
-) -> Callable[Concatenate[Owner, Params], Coroutine[Any, Any, Result]]:
-    """``method``'s async twin (its signature, named ``a<name>``) done by ``implementation``,
-    a coroutine function taking the owner first, instead of a worker thread."""
-    name = method.__name__
-
-    @functools.wraps(method)
-    async def twin(self: Owner, /, *args: Params.args, **kwargs: Params.kwargs) -> Result:
-        return await implementation(self, *args, **kwargs)
-
-    twin.__name__ = f"a{name}"
-    twin.__qualname__ = twin.__qualname__.rsplit(".", 1)[0] + f".a{name}"
-    twin.__doc__ = (implementation.__doc__ or "").strip() or f"async :meth:`{name}`."
     return twin

@@ -50,10 +50,10 @@ class TestChromaIndex(IndexConformance):
 
     @pytest.fixture(autouse=True)
     def _client(self, chroma_client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-        from shared_core.index import chroma_layout
+        from shared_core.index import chroma
 
         self.client = chroma_client
-        monkeypatch.setattr(chroma_layout, "OVERFETCH", 1)  # small collections: still try both ways
+        monkeypatch.setattr(chroma, "OVERFETCH", 1)  # small collections: still try both ways
 
     @contextmanager
     def make_index(self) -> Iterator[VectorIndex]:
@@ -76,12 +76,12 @@ class TestChromaIndexListingRows(TestChromaIndex):
 
     @pytest.fixture(autouse=True)
     def _client(self, chroma_client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-        from shared_core.index import chroma_layout
+        from shared_core.index import chroma
 
         self.client = chroma_client
-        monkeypatch.setattr(chroma_layout, "OVERFETCH", 1)  # k rows, then no wider query
-        monkeypatch.setattr(chroma_layout, "WIDER", 1)
-        monkeypatch.setattr(chroma_layout, "LISTING_SHARE", 1)
+        monkeypatch.setattr(chroma, "OVERFETCH", 1)  # k rows, then no wider query
+        monkeypatch.setattr(chroma, "WIDER", 1)
+        monkeypatch.setattr(chroma, "LISTING_SHARE", 1)
 
 
 @pytest.fixture(scope="module")
@@ -102,10 +102,10 @@ class TestChromaServerIndex(TestChromaIndex):
 
     @pytest.fixture(autouse=True)
     def _client(self, chroma_http_client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-        from shared_core.index import chroma_layout
+        from shared_core.index import chroma
 
         self.client = chroma_http_client
-        monkeypatch.setattr(chroma_layout, "OVERFETCH", 1)
+        monkeypatch.setattr(chroma, "OVERFETCH", 1)
 
 
 def test_a_reopened_chroma_index_keeps_everything(tmp_path: Path) -> None:

@@ -26,11 +26,11 @@ from shared_core.errors import TemporalRagError
 from shared_core.facts import Decision, Fact
 from shared_core.index.chroma import ChromaIndex
 from shared_core.ledger.ledger import Ledger
-from shared_core.ledger.postgres import PostgresLedger
+from shared_core.ledger.postgres.ledger import PostgresLedger
 from shared_core.ledger.results import WriteResult
-from shared_core.ledger.sqlite import SQLiteLedger
+from shared_core.ledger.sqlite.ledger import SQLiteLedger
 from shared_core.memory.config import MemoryConfig
-from shared_core.memory.core import TemporalMemory
+from shared_core.memory.memory import TemporalMemory
 
 SUBJECTS = ("Maria", "Jonas", "Aiko")
 CITIES = ("Berlin", "Lisbon", "Oslo", "Porto")

@@ -41,13 +41,13 @@ from shared_core.embedders.base import HashingEmbedder
 from shared_core.errors import TemporalRagError
 from shared_core.facts import Decision, Fact
 from shared_core.index.chroma import ChromaIndex
-from shared_core.ledger.postgres import PostgresBackend
+from shared_core.ledger.postgres.backend import PostgresBackend
 from shared_core.ledger.records import KIND_ASSERTION
 from shared_core.ledger.results import WriteResult
-from shared_core.ledger.sqlite import SQLiteBackend
+from shared_core.ledger.sqlite.backend import SQLiteBackend
 from shared_core.memory.config import MemoryConfig
-from shared_core.memory.core import TemporalMemory
-from shared_core.memory.sync import IndexSync
+from shared_core.memory.index_sync import IndexSync
+from shared_core.memory.memory import TemporalMemory
 
 SUBJECTS = ("Maria", "Jonas", "Aiko", "Tom")
 CITIES = ("Berlin", "Lisbon", "Oslo", "Porto", "Kyoto")

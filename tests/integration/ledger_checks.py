@@ -13,11 +13,11 @@ import pytest
 from shared_core.clock import OPEN, from_instant, to_instant
 from shared_core.errors import FactNotFoundError
 from shared_core.index.chroma import ChromaIndex
-from shared_core.index.chroma_layout import from_metadata, is_live
+from shared_core.index.chroma_records import from_metadata, is_live
+from shared_core.ledger.protocol import LedgerStore
 from shared_core.ledger.records import StatementRow, VersionRow
 from shared_core.ledger.results import VersionRecord
-from shared_core.ledger.store import LedgerStore
-from shared_core.memory.core import TemporalMemory
+from shared_core.memory.memory import TemporalMemory
 from tests.integration.crash_writer import SUBJECTS, day
 
 

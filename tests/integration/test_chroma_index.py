@@ -30,9 +30,9 @@ from tests.conformance.index_suite import (
 
 chromadb = pytest.importorskip("chromadb")
 
-from shared_core.index import chroma, chroma_client, chroma_layout  # noqa: E402 - after the skip: it needs chromadb
+from shared_core.index import chroma, chroma_client  # noqa: E402 - after the skip: it needs chromadb
 from shared_core.index.chroma import ChromaIndex  # noqa: E402
-from shared_core.index.chroma_layout import namespace_key  # noqa: E402
+from shared_core.index.chroma_records import namespace_key  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -83,14 +83,13 @@ def test_chroma_never_embeds_or_downloads(monkeypatch: pytest.MonkeyPatch, tmp_p
 def asked(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, object]]:
     """Every query the index sends to Chroma: (collection role, n_results, where)."""
     calls: list[tuple[str, int, object]] = []
-    query = chroma_layout.query_nearest
+    query = ChromaIndex._query_nearest
 
-    def spy(collection: Any, vector: Any, n: int, where: Any) -> list[Any]:
+    def spy(index: ChromaIndex, collection: Any, vector: Any, n: int, where: Any) -> list[Any]:
         calls.append((collection.name.rsplit("_", 1)[-1], n, where))
-        return query(collection, vector, n, where)
+        return query(index, collection, vector, n, where)
 
-    monkeypatch.setattr(chroma, "query_nearest", spy)
-    monkeypatch.setattr(chroma_layout, "query_nearest", spy)
+    monkeypatch.setattr(ChromaIndex, "_query_nearest", spy)
     return calls
 
 
@@ -99,13 +98,13 @@ def by_ids(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, bool]]:
     """Every query the index sends by ids and distances alone: (collection role, n_results,
     unfiltered)."""
     calls: list[tuple[str, int, bool]] = []
-    query_ids = chroma_layout.nearest_ids
+    query_ids = ChromaIndex._nearest_ids
 
-    def spy(collection: Any, query: Any, n: int, where: Any = None) -> Any:
+    def spy(index: ChromaIndex, collection: Any, query: Any, n: int, where: Any = None) -> Any:
         calls.append((collection.name.rsplit("_", 1)[-1], n, where is None))
-        return query_ids(collection, query, n, where)
+        return query_ids(index, collection, query, n, where)
 
-    monkeypatch.setattr(chroma_layout, "nearest_ids", spy)
+    monkeypatch.setattr(ChromaIndex, "_nearest_ids", spy)
     return calls
 
 
@@ -137,9 +136,9 @@ def test_a_current_rows_only_search_reads_ids_and_distances_alone(
     # broke: the reader's current search read every hit's metadata from Chroma (about half
     # of the query's cost) although it resolves each row in the ledger anyway
     includes: list[list[str]] = []
-    rows_query = chroma_layout.nearest_rows
+    rows_query = ChromaIndex._nearest_rows
 
-    def spy(live: Any, query: Any, n: int, hidden: set[int], k: int) -> Any:
+    def spy(searched: ChromaIndex, live: Any, query: Any, n: int, hidden: set[int], k: int) -> Any:
         original = live.query
 
         def query_of(**options: Any) -> Any:
@@ -147,9 +146,9 @@ def test_a_current_rows_only_search_reads_ids_and_distances_alone(
             return original(**options)
 
         monkeypatch.setattr(live, "query", query_of)
-        return rows_query(live, query, n, hidden, k)
+        return rows_query(searched, live, query, n, hidden, k)
 
-    monkeypatch.setattr(chroma_layout, "nearest_rows", spy)
+    monkeypatch.setattr(ChromaIndex, "_nearest_rows", spy)
     index.apply(
         [rec(1, recorded_at=5), rec(2, valid_from=NOW + 10, recorded_at=5), rec(4, recorded_at=5)],
         {"fact-1": axis(0), "fact-2": axis(0), "fact-4": mix(0, 1, 0.5)},
@@ -178,7 +177,7 @@ def test_a_past_search_filters_only_where_over_fetching_proves_nothing(
         ChangeCursor(70, 6),
     )
     assert current(index, axis(0), 1, valid_at=7) == [3]
-    over, wider = chroma_layout.OVERFETCH, chroma_layout.WIDER * chroma_layout.OVERFETCH
+    over, wider = chroma.OVERFETCH, chroma.WIDER * chroma.OVERFETCH
     assert [(role, n, where is None) for role, n, where in asked] == [
         ("all", over, True),  # only stale rows: they prove nothing
         ("all", wider, True),  # nor do more of them
@@ -232,7 +231,7 @@ def test_a_past_search_whose_caller_checks_visibility_reads_ids_and_distances_al
     # the 60 stale rows lie nearest and are invisible: the unfiltered answers do not settle
     # the top k, so all is asked again with a where, still by ids alone
     assert [m.row_id for m in past(1, {1, 3})] == [3]
-    over, wider = chroma_layout.OVERFETCH, chroma_layout.WIDER * chroma_layout.OVERFETCH
+    over, wider = chroma.OVERFETCH, chroma.WIDER * chroma.OVERFETCH
     assert by_ids == [("all", over, True), ("all", wider, True), ("all", over, False)]
     assert asked == []  # no query read a record
     by_ids.clear()
@@ -258,8 +257,8 @@ def test_a_past_search_with_few_visible_rows_reads_their_distances_instead_of_fi
     def past(k: int, lister: RowsListed) -> list[int]:
         return [m.row_id for m in search_at_7(index, k, lister)]
 
-    over, wider = chroma_layout.OVERFETCH, chroma_layout.WIDER * chroma_layout.OVERFETCH
-    limit = len(rows) // chroma_layout.LISTING_SHARE
+    over, wider = chroma.OVERFETCH, chroma.WIDER * chroma.OVERFETCH
+    limit = len(rows) // chroma.LISTING_SHARE
     # 2 visible rows of 102: listed, and their distances read by id; row 999 (listed by the
     # ledger, not yet in the index) is left out
     lister = RowsListed({1, 3, 999}, {1, 3, 999})

@@ -38,11 +38,12 @@ from shared_core.errors import LedgerBusyError
 from shared_core.facts import Cardinality, Fact
 from shared_core.index.chroma import ChromaIndex
 from shared_core.ledger.ledger import Ledger
-from shared_core.ledger.postgres import PostgresLedger, lock_id
+from shared_core.ledger.postgres.connection import lock_id
+from shared_core.ledger.postgres.ledger import PostgresLedger
 from shared_core.ledger.records import StatementRow
-from shared_core.ledger.sqlite import SQLiteLedger
+from shared_core.ledger.sqlite.ledger import SQLiteLedger
 from shared_core.memory.config import MemoryConfig
-from shared_core.memory.core import TemporalMemory
+from shared_core.memory.memory import TemporalMemory
 from tests.integration.concurrent_writer import (
     CARDINALITIES,
     DAYS,

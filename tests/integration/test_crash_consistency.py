@@ -51,7 +51,7 @@ from shared_core.facts import Fact
 from shared_core.index.chroma import ChromaIndex
 from shared_core.ledger.records import StatementRow, VersionRow
 from shared_core.memory.config import MemoryConfig
-from shared_core.memory.core import TemporalMemory
+from shared_core.memory.memory import TemporalMemory
 from tests.integration.crash_writer import day, open_memory
 from tests.integration.ledger_checks import (
     deleted_or_rewritten,

@@ -16,7 +16,7 @@ from shared_core.embedders.minilm import MiniLMEmbedder
 from shared_core.errors import EmbedderMismatchError, InvalidInputError
 from shared_core.facts import Fact
 from shared_core.index.chroma import ChromaIndex
-from shared_core.ledger.sqlite import SQLiteLedger
+from shared_core.ledger.sqlite.ledger import SQLiteLedger
 from shared_core.memory import Hit, MemoryConfig, TemporalMemory
 
 START = datetime(2024, 6, 1, tzinfo=UTC)
@@ -267,7 +267,7 @@ def test_open_refuses_a_file_path(tmp_path: Path) -> None:
 def test_search_skips_the_change_feed_until_a_commit_from_anywhere(
     tmp_path: Path, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from shared_core.ledger.sqlite import SQLiteLedger
+    from shared_core.ledger.sqlite.ledger import SQLiteLedger
 
     with TemporalMemory.open(
         tmp_path / "m", config=MemoryConfig(embedder=HashingEmbedder(), clock=clock)
@@ -321,20 +321,20 @@ def test_a_past_search_that_lists_the_visible_rows_answers_as_the_filtered_one(
 ) -> None:
     # the reader lets Chroma ask the ledger for the visible rows (few of them) instead of
     # running a filtered query: the answers must not change, with or without a where
-    from shared_core.index import chroma_layout
-    from shared_core.ledger import ledger_reads
+    from shared_core.index import chroma
+    from shared_core.ledger.ledger import Ledger
 
-    monkeypatch.setattr(chroma_layout, "OVERFETCH", 1)  # unfiltered answers settle little
-    monkeypatch.setattr(chroma_layout, "WIDER", 1)
+    monkeypatch.setattr(chroma, "OVERFETCH", 1)  # unfiltered answers settle little
+    monkeypatch.setattr(chroma, "WIDER", 1)
     listings: list[int | None] = []
-    listing = ledger_reads.LedgerReads.list_visible_rows
+    listing = Ledger.list_visible_rows
 
     def spy(self: Any, **options: Any) -> list[int] | None:
         listed = listing(self, **options)
         listings.append(None if listed is None else len(listed))
         return listed
 
-    monkeypatch.setattr(ledger_reads.LedgerReads, "list_visible_rows", spy)
+    monkeypatch.setattr(Ledger, "list_visible_rows", spy)
     ledger = SQLiteLedger(tmp_path / "ledger.sqlite", clock=clock)
     index = ChromaIndex(tmp_path / "index")
     rewrites = "Where is Maria's home?\nWhich city does Maria live in?"
@@ -363,7 +363,7 @@ def test_a_past_search_that_lists_the_visible_rows_answers_as_the_filtered_one(
         ]
 
         def answers(share: int) -> list[list[str]]:
-            monkeypatch.setattr(chroma_layout, "LISTING_SHARE", share)
+            monkeypatch.setattr(chroma, "LISTING_SHARE", share)
             return [
                 texts(m.search("Maria lives in Berlin.", k=3, where=where, **times))
                 for times, where in asked
@@ -377,7 +377,7 @@ def test_a_past_search_that_lists_the_visible_rows_answers_as_the_filtered_one(
         listings.clear()  # three query vectors, one listing: the ledger scans once per search
         expanded = m.search("Maria lives in Berlin.", k=3, valid_at=d(2021), expand=2)
         assert len(listings) == 1
-        monkeypatch.setattr(chroma_layout, "LISTING_SHARE", 10**9)
+        monkeypatch.setattr(chroma, "LISTING_SHARE", 10**9)
         assert texts(m.search("Maria lives in Berlin.", k=3, valid_at=d(2021), expand=2)) == texts(
             expanded
         )

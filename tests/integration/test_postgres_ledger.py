@@ -24,7 +24,7 @@ from shared_core.errors import (
 )
 from shared_core.facts import Fact, FactKey, FactStatus
 from shared_core.ledger import PostgresLedger, WriteResult
-from shared_core.ledger.postgres_schema import SCHEMA_VERSION
+from shared_core.ledger.postgres.schema import SCHEMA_VERSION
 from tests.servers import drop_schema, free_port
 
 
@@ -259,11 +259,11 @@ def test_stream_reads_find_their_rows_through_an_index_not_a_scan(
     # broke: the stream reads compared key_id NULL-safely (IS NOT DISTINCT FROM), which no
     # index serves, so every write scanned every version row (41 writes/s at 95,000 rows,
     # 419/s at 9,500)
-    from shared_core.ledger import postgres_schema
+    from shared_core.ledger.postgres import sql
 
     with psycopg.connect(postgres_url, autocommit=True) as conn:
         conn.execute(f"SET search_path TO {filled}")
-        plan = conn.execute("EXPLAIN " + getattr(postgres_schema, name), params).fetchall()
+        plan = conn.execute("EXPLAIN " + getattr(sql, name), params).fetchall()
     lines = [row[0] for row in plan]
     conditions = [line for line in lines if "Index Cond" in line]
     assert any("key_id" in c and "stream" in c for c in conditions), lines

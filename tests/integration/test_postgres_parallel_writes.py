@@ -18,7 +18,7 @@ from shared_core.clock import OPEN, to_instant
 from shared_core.facts import Cardinality
 from shared_core.ledger import PostgresLedger, WriteResult
 from shared_core.ledger.backend import ParallelWriteRefused
-from shared_core.ledger.postgres import PostgresBackend
+from shared_core.ledger.postgres.backend import PostgresBackend
 from shared_core.ledger.results import ChangeCursor
 from tests.integration.ledger_checks import ledger_answer, overlapping_versions, sample_points
 from tests.oracle import Oracle

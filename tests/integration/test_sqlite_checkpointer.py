@@ -15,7 +15,7 @@ import pytest
 
 from shared_core.facts import Fact
 from shared_core.ledger import SQLiteLedger
-from shared_core.ledger.sqlite_checkpointer import WalCheckpointer
+from shared_core.ledger.sqlite.checkpointer import WalCheckpointer
 
 WAIT_SECONDS = 30.0  # a generous bound for a shared, noisy machine; not a speed target
 

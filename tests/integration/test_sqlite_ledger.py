@@ -23,7 +23,7 @@ from shared_core.errors import (
 )
 from shared_core.facts import Fact, FactStatus
 from shared_core.ledger import SQLiteLedger
-from shared_core.ledger.schema import SCHEMA_VERSION
+from shared_core.ledger.sqlite.schema import SCHEMA_VERSION
 
 
 def lives(city: str, year: int) -> Fact:

@@ -36,6 +36,8 @@ PURE = [
     "filters.py",
     "extractors/base.py",
     "index/base.py",
+    "index/chroma_records.py",
+    "index/chroma_fast_path.py",
     "lazy.py",
 ]
 FRAMEWORKS = {"langchain", "langchain_core", "langchain_classic", "langgraph", "llama_index"}
@@ -50,6 +52,7 @@ HEAVY = {
     "numpy",
     "huggingface_hub",
     "safetensors",
+    "xllamacpp",
 }
 BACKENDS = {
     "detectors/transformers_nli.py": {"transformers", "torch", "huggingface_hub"},
@@ -60,10 +63,10 @@ BACKENDS = {
     "index/checks.py": {"numpy"},
     "index/numpy_index.py": {"numpy"},
     "memory/prose_judge.py": {"numpy"},
-    "memory/reading.py": {"numpy"},
+    "memory/reader.py": {"numpy"},
     "memory/claims.py": {"numpy"},
     "detectors/frames.py": {"numpy"},
-    "index/chroma_layout.py": {"numpy"},
+    "llms/llama_cpp.py": {"xllamacpp"},
 }
 
 
@@ -139,7 +142,7 @@ def test_importing_the_core_loads_nothing_heavy() -> None:
     unwanted = sorted(HEAVY | FRAMEWORKS | NOT_SHIPPED | {"rich"})
     code = (
         "import sys, shared_core, shared_core.cli, shared_core.cli.demo, shared_core.detectors\n"
-        "import shared_core.adapter_toolkit\n"
+        "import shared_core.adapter_toolkit, shared_core.llms\n"
         f"heavy = [m for m in {unwanted!r} if m in sys.modules]\n"
         "print(','.join(heavy))"
     )

@@ -20,8 +20,8 @@ from shared_core import (
 from shared_core.detectors.frames import Frame, FrameProfile
 from shared_core.detectors.kappa import Verdict
 from shared_core.errors import InvalidInputError
-from shared_core.ledger.sqlite import SQLiteLedger
-from shared_core.ledger.store import LedgerStore
+from shared_core.ledger.protocol import LedgerStore
+from shared_core.ledger.sqlite.ledger import SQLiteLedger
 from shared_core.memory.claims import CANDIDATES, ClaimJudge
 
 RULE = "test-judge"

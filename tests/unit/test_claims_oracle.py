@@ -18,8 +18,8 @@ from shared_core import HashingEmbedder, InMemoryLedger, MemoryConfig, NumpyInde
 from shared_core.clock import ManualClock
 from shared_core.detectors.frames import Frame, FrameProfile
 from shared_core.detectors.kappa import Verdict
-from shared_core.ledger.sqlite import SQLiteLedger
-from shared_core.ledger.store import LedgerStore
+from shared_core.ledger.protocol import LedgerStore
+from shared_core.ledger.sqlite.ledger import SQLiteLedger
 from shared_core.memory.claims import ClaimJudge
 
 PEOPLE = ("Ana", "Bruno")

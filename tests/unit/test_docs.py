@@ -1,11 +1,12 @@
 """The README and the docs pages hold: their Python examples run and print what their comments
-say, their relative links resolve (sections included), and the README's "Where things live"
-table matches the repository's tree."""
+say, their relative links resolve (sections included), the README's "Where things live"
+table matches the repository's tree, and the user docs carry no lab notes (issue numbers)."""
 
 from __future__ import annotations
 
 import contextlib
 import io
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -25,6 +26,9 @@ PROMISE = re.compile(r"print\(.*\)\s+#\s*(.*)")
 FENCED = re.compile(r"^```.*?^```", flags=re.DOTALL | re.MULTILINE)
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 TABLE_HEADING = "## Where things live"
+USER_DOCS = [*PAGES, ROOT / "cookbook" / "README.md", *sorted((ROOT / "cookbook").glob("*.ipynb"))]
+"""The pages a user reads; benchmarks/README.md is the lab notebook and may name issues."""
+ISSUE_NUMBER = re.compile(r"\b(?:issues?|stops?) \d+|(?<![\w&])#\d+\b", flags=re.IGNORECASE)
 
 
 def python_blocks() -> list[pytest.param]:
@@ -103,3 +107,26 @@ def test_where_things_live_lists_every_tracked_top_level_folder() -> None:
     folders = {name.split("/", 1)[0] for name in listed.split("\0") if "/" in name}
     named = {path.rstrip("/") for path in where_things_live()}
     assert sorted(folders - named) == []
+
+
+def user_text(page: Path) -> str:
+    """What a reader sees of the page: a notebook's markdown cells, any other page whole."""
+    if page.suffix != ".ipynb":
+        return page.read_text(encoding="utf-8")
+    cells = json.loads(page.read_text(encoding="utf-8"))["cells"]
+    return "\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown")
+
+
+def issue_numbers(text: str) -> list[str]:
+    """The references to issues ("issue 17", "issues 4 and 17", "#12", "stop 28") in the text."""
+    return ISSUE_NUMBER.findall(text)
+
+
+def test_issue_numbers_are_found() -> None:
+    text = "Measured (issue 17): see issues 4 and 17, #12 and stop 28; not `# 12`, &#39; or v2."
+    assert issue_numbers(text) == ["issue 17", "issues 4", "#12", "stop 28"]
+
+
+@pytest.mark.parametrize("page", USER_DOCS, ids=lambda page: str(page.relative_to(ROOT)))
+def test_user_docs_name_no_issues(page: Path) -> None:
+    assert issue_numbers(user_text(page)) == [], "lab notes belong in benchmarks/README.md"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 
 import pytest
 
@@ -24,6 +25,36 @@ def test_every_error_is_ours_documented_and_a_builtin(error: type[Exception]) ->
     assert error.__doc__
     builtins = [base for base in error.__mro__ if base.__module__ == "builtins"]
     assert builtins[0] is not Exception or error is TemporalRagError
+
+
+TREE_LINE = re.compile(r"^(?P<indent>[ │]*)(?:├── |└── )(?P<name>\w+)(?:\((?P<builtin>\w+)\))?")
+
+
+def documented_tree() -> dict[str, tuple[str, str | None]]:
+    """Each error of the tree in errors.py's docstring: its parent in the tree, its builtin."""
+    lines = (errors.__doc__ or "").splitlines()
+    root = next(line for line in lines if line.strip().startswith("TemporalRagError("))
+    start = len(root) - len(root.lstrip())
+    parents = ["TemporalRagError"]
+    tree: dict[str, tuple[str, str | None]] = {}
+    for line in lines[lines.index(root) + 1 :]:
+        match = TREE_LINE.match(line[start:])
+        if match is None:
+            break
+        depth = len(match["indent"]) // 4
+        del parents[depth + 1 :]
+        tree[match["name"]] = (parents[depth], match["builtin"])
+        parents.append(match["name"])
+    return tree
+
+
+def test_the_documented_tree_is_the_class_tree() -> None:
+    tree = documented_tree()
+    assert sorted(tree) == sorted(e.__name__ for e in ALL_ERRORS if e is not TemporalRagError)
+    for name, (parent, builtin) in tree.items():
+        bases = [base.__name__ for base in getattr(errors, name).__bases__]
+        assert bases[0] == parent, name
+        assert bases[1:] == ([builtin] if builtin else []), name
 
 
 def test_invalid_input_carries_field_problem_and_fix() -> None:

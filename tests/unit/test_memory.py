@@ -23,7 +23,7 @@ from shared_core.facts import Cardinality, Decision
 from shared_core.filters import where
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
-from shared_core.memory import Hit, MemoryConfig, TemporalMemory
+from shared_core.memory import Added, Hit, MemoryConfig, TemporalMemory
 
 START = datetime(2024, 1, 1, tzinfo=UTC)
 
@@ -427,6 +427,54 @@ def test_async_twins_agree_with_sync(memory: TemporalMemory, clock: ManualClock)
     assert async_all == memory.search("Maria", k=5)
     assert async_one == memory.search("Maria", k=1)
     assert len(async_all) == 2
+
+
+def test_sync_and_async_paths_agree_on_one_memory(memory: TemporalMemory) -> None:
+    """add, add_many, search and context, each path writing and reading a namespace of its own
+    on the same memory, give the same answers."""
+
+    def written(added: list[Added]) -> list[tuple[object, ...]]:
+        return [
+            (w.decision, w.fact and w.fact.text, len(w.closed)) for a in added for w in a.writes
+        ]
+
+    def found(hits: list[Hit]) -> list[tuple[object, ...]]:
+        return [(h.fact.text, h.fact.object, h.score, h.from_buffer) for h in hits]
+
+    notes = ["Maria likes tea", "The office opens at nine"]
+    sync = [
+        memory.add("Maria lives in Berlin", subject="Maria", relation="lives in",
+                   object="Berlin", valid_from=d(2020), namespace="sync"),
+        memory.add("Maria lives in Porto", subject="Maria", relation="lives in",
+                   object="Porto", valid_from=d(2023), namespace="sync"),
+        *memory.add_many(notes, metadatas=[{"doc": "a"}, {}], namespace="sync"),
+    ]  # fmt: skip
+
+    async def run() -> tuple[list[Added], list[Hit], list[Hit], str]:
+        added = [
+            await memory.aadd("Maria lives in Berlin", subject="Maria", relation="lives in",
+                              object="Berlin", valid_from=d(2020), namespace="async"),
+            await memory.aadd("Maria lives in Porto", subject="Maria", relation="lives in",
+                              object="Porto", valid_from=d(2023), namespace="async"),
+            *await memory.aadd_many(notes, metadatas=[{"doc": "a"}, {}], namespace="async"),
+        ]  # fmt: skip
+        now = await memory.asearch("Where does Maria live?", k=5, namespace="async")
+        history = await memory.asearch(
+            "Maria", k=5, namespace="async", include_history=True, detector=KeyConflictDetector()
+        )
+        return added, now, history, await memory.acontext("Maria", namespace="async")
+
+    async_added, async_now, async_history, async_context = asyncio.run(run())
+    assert [len(a.closed) for a in sync] == [0, 1, 0, 0]
+    assert written(async_added) == written(sync)
+    assert found(async_now) == found(memory.search("Where does Maria live?", k=5, namespace="sync"))
+    sync_history = memory.search(
+        "Maria", k=5, namespace="sync", include_history=True, detector=KeyConflictDetector()
+    )
+    assert found(async_history) == found(sync_history)
+    assert [h.fact.object for h in sync_history if h.fact.key] == ["Porto"]  # Berlin shadowed
+    assert async_context == memory.context("Maria", namespace="sync")
+    assert "Maria lives in Porto" in async_context
 
 
 def test_prose_takes_its_times_from_metadata(memory: TemporalMemory) -> None:

@@ -15,9 +15,9 @@ from shared_core.clock import to_instant
 from shared_core.facts import FactKey
 from shared_core.ledger import Ledger, WriteResult
 from shared_core.ledger.backend import NO_READS, ParallelWriteRefused, ProseRead, WriteReads
+from shared_core.ledger.batch import restamped
 from shared_core.ledger.in_memory import InMemoryBackend
-from shared_core.ledger.postgres_connection import scope_locks
-from shared_core.ledger.write_ahead import restamped
+from shared_core.ledger.postgres.connection import scope_locks
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 LATER = T0 + timedelta(seconds=5)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from shared_core.ledger import postgres_schema
 from shared_core.ledger.backend import ProseRead, TailRead, WriteReads
-from shared_core.ledger.postgres_reads import ReadAhead
+from shared_core.ledger.postgres import sql as postgres_sql
+from shared_core.ledger.postgres.read_ahead import ReadAhead
 
 TAIL = TailRead(key_id=7, stream="", before=1_000)
 OTHER_TAIL = TailRead(key_id=8, stream="tea", before=1_000)
@@ -30,13 +30,13 @@ class FakeConnection:
 
     def execute(self, sql: str, params: tuple[Any, ...]) -> FakeCursor:
         self.sent.append(sql)
-        if sql == postgres_schema.KNOWN_FACT_IDS:
+        if sql == postgres_sql.KNOWN_FACT_IDS:
             return FakeCursor([("stored",)])
-        if sql == postgres_schema.SUFFIX_VERSIONS_HEADED:
+        if sql == postgres_sql.SUFFIX_VERSIONS_HEADED:
             return FakeCursor(VERSIONS)
-        if sql == postgres_schema.SUFFIX_STATEMENTS:
+        if sql == postgres_sql.SUFFIX_STATEMENTS:
             return FakeCursor(STATEMENTS)
-        assert sql == postgres_schema.FIND_PROSE
+        assert sql == postgres_sql.FIND_PROSE
         return FakeCursor(PROSE_ROWS)
 
 

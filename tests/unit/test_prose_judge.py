@@ -425,7 +425,7 @@ def test_a_closed_statement_moves_to_the_chroma_history_collection(
 ) -> None:
     pytest.importorskip("chromadb")
     from shared_core.index.chroma import ChromaIndex
-    from shared_core.index.chroma_layout import namespace_key
+    from shared_core.index.chroma_records import namespace_key
 
     index = ChromaIndex(tmp_path / "index")
     ledger = SQLiteLedger(tmp_path / "ledger.sqlite", clock=clock, durability="normal")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from shared_core.facts import Fact, Reason, ReasonKind
 from shared_core.ledger import SQLiteLedger
-from shared_core.ledger.schema import SCHEMA_VERSION
+from shared_core.ledger.sqlite.schema import SCHEMA_VERSION
 from shared_core.supersession import Statement, derive_versions
 
 V3_COLUMNS = ("end_kind", "end_by", "end_rule", "end_score")

@@ -3,9 +3,11 @@ recency buffer -> fuse and de-duplicate -> resolve in the ledger -> Phi_T -> hit
 
 from __future__ import annotations
 
+import asyncio
 import math
+import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 
 from shared_core.clock import Clock, Instant, from_instant, to_instant
@@ -19,70 +21,109 @@ from shared_core.dominance import (
 )
 from shared_core.embedders.base import Embedder, check_vectors, embedding_call
 from shared_core.errors import EmbedderError, InvalidInputError
-from shared_core.filters import matches
 from shared_core.index.base import Vector, VectorIndex
-from shared_core.ledger.results import StoredVersion
-from shared_core.ledger.store import LedgerStore
+from shared_core.ledger.protocol import LedgerStore
+from shared_core.ledger.results import StoredVersion, WriteResult
 from shared_core.llm_calls import TextLLM
 from shared_core.memory.expansion import aexpand_query, expand_query
 from shared_core.memory.fusion import reciprocal_rank_fusion
 from shared_core.memory.hits import Hit
+from shared_core.memory.index_mirror import IndexMirror
 from shared_core.memory.options import SearchOptions
+from shared_core.memory.query import Query
+from shared_core.memory.search_rows import Ranked, SearchRows
 from shared_core.recency import RecencyBuffer
 
 
-@dataclass(frozen=True, slots=True)
-class Query:
-    """A search request with its times resolved: ``valid_at`` is the instant asked about (now
-    unless the options say otherwise; ``None``: any valid time, i.e. history) and ``known_at``
-    ``None`` means as known now."""
-
-    text: str | None  # None: a search by vector
-    options: SearchOptions
-    valid_at: Instant | None
-    known_at: Instant | None
-
-
-@dataclass(frozen=True, slots=True)
-class _Ranked:
-    version: StoredVersion
-    score: float  # the best cosine similarity over the query variants
-    from_buffer: bool
-
-
 class Reader:
-    """Answers :class:`Query` objects from an index, resolved against the ledger."""
+    """A memory's read path, sync and async: a search enters here with its options and leaves
+    with its hits. The index is brought up to date first (under the memory's lock); the
+    recency buffer holds the facts written last, with the vectors they were written with."""
 
     def __init__(
         self,
         ledger: LedgerStore,
         index: VectorIndex,
+        embedder: Embedder,
+        *,
+        mirror: IndexMirror,
+        lock: threading.RLock,
         buffer: RecencyBuffer,
         expander: TextLLM | None,
+        clock: Clock,
     ) -> None:
         self._ledger = ledger
         self._index = index
+        self._embedder = embedder
+        self._mirror = mirror
+        self._lock = lock
         self._buffer = buffer
-        self.expander = expander
+        self._expander = expander
+        self._clock = clock
         # vectors of buffered facts as they were written, so a buffered search need not read
         # them back from the index; pruned to what the buffer still holds
         self._buffered_vectors: dict[str, Vector] = {}
 
-    def remember(self, vectors: Mapping[str, Vector]) -> None:
-        """Keep the vectors of just-written, buffered facts (by fact id)."""
+    def search(self, text: str, options: SearchOptions) -> list[Hit]:
+        """The hits for ``text``: its variants ranked among the visible facts, then Phi_T with
+        the options' detector, then the top ``k`` (and every buffered hit)."""
+        query = self._query(text, options)
+        hits = self._ranked(query, self._variants(query))
+        return self._finish(query, hits)
+
+    async def asearch(self, text: str, options: SearchOptions) -> list[Hit]:
+        """:meth:`search` for async callers: the expander's and the detector's async forms are
+        awaited on the running loop (an LLM judge's, say); embedding, the index and the ledger
+        are read in a worker thread, and a detector without an async form runs in one too."""
+        query = self._query(text, options)
+        variants = await self._avariants(query)
+        hits = await asyncio.to_thread(self._ranked, query, variants)
+        return await self._afinish(query, hits)
+
+    def search_by_vector(self, vector: Sequence[float], options: SearchOptions) -> list[Hit]:
+        """:meth:`search` for a query already embedded by the memory's embedder (its dimension
+        is checked); ``expand`` needs the query text and is refused."""
+        if options.expand:
+            raise InvalidInputError(
+                "expand", "needs the query text", "use search(query, ...) to expand a query"
+            )
+        query = self._request(None, options)
+        checked = _query_vector(vector, dimension=self._embedder.dimension)
+        self._catch_up()
+        return self._finish(query, self._rank(query, [("", checked)]))
+
+    def vectors(self, fact_ids: Sequence[str]) -> dict[str, list[float]]:
+        """The stored embeddings of these facts, by fact id (ids the index lacks are absent)."""
+        self._catch_up()
+        return self._index.vectors(list(fact_ids))
+
+    def remember(self, results: Sequence[WriteResult], vectors: Mapping[str, Vector]) -> None:
+        """After a ledger write: its facts join the recency buffer, with the vectors their texts
+        were just embedded to (``vectors`` maps texts to vectors)."""
+        written: dict[str, Vector] = {}
+        for result in results:
+            if result.fact is not None:
+                self._buffer.add(Candidate.from_fact(result.fact))
+                if result.fact.text in vectors:
+                    written[result.fact.id] = vectors[result.fact.text]
         held = {c.id for c in self._buffer.recent()}
         kept = {i: v for i, v in self._buffered_vectors.items() if i in held}
-        kept.update((i, v) for i, v in vectors.items() if i in held)
+        kept.update((i, v) for i, v in written.items() if i in held)
         self._buffered_vectors = kept
 
-    def request(self, text: str | None, options: SearchOptions, *, clock: Clock) -> Query:
-        """The request with its times resolved (``valid_at`` defaults to ``clock``'s now);
+    def _query(self, text: str, options: SearchOptions) -> Query:
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidInputError("query", "is empty", "pass the text to search for")
+        return self._request(text, options)
+
+    def _request(self, text: str | None, options: SearchOptions) -> Query:
+        """The request with its times resolved (``valid_at`` defaults to the clock's now);
         ``text`` is None for a search by vector."""
-        if options.expand and self.expander is None:
+        if options.expand and self._expander is None:
             raise InvalidInputError(
                 "expand", "needs a query expander", "pass MemoryConfig(expander=...)"
             )
-        now = options.valid_at if options.valid_at is not None else clock.now()
+        now = options.valid_at if options.valid_at is not None else self._clock.now()
         valid: Instant = to_instant(now, "valid_at")
         known = None if options.known_at is None else to_instant(options.known_at, "known_at")
         return Query(
@@ -92,40 +133,45 @@ class Reader:
             known_at=known,
         )
 
-    def variants(self, query: Query) -> list[str]:
+    def _variants(self, query: Query) -> list[str]:
         """The query and, when asked, the expander's rewrites of it."""
         if query.text is None:
             return []
-        if not query.options.expand or self.expander is None:
+        if not query.options.expand or self._expander is None:
             return [query.text]
-        return [query.text, *expand_query(self.expander, query.text, query.options.expand)]
+        return [query.text, *expand_query(self._expander, query.text, query.options.expand)]
 
-    async def avariants(self, query: Query) -> list[str]:
-        """:meth:`variants` for async callers: the expander's async form is awaited."""
+    async def _avariants(self, query: Query) -> list[str]:
+        """:meth:`_variants` for async callers: the expander's async form is awaited."""
         if query.text is None:
             return []
-        if not query.options.expand or self.expander is None:
+        if not query.options.expand or self._expander is None:
             return [query.text]
-        rewrites = await aexpand_query(self.expander, query.text, query.options.expand)
+        rewrites = await aexpand_query(self._expander, query.text, query.options.expand)
         return [query.text, *rewrites]
 
-    def search(self, query: Query, vectors: Sequence[tuple[str, Vector]]) -> list[Hit]:
-        """The hits for ``query``, given one vector per query variant."""
-        return self.finish(query, self.rank(query, vectors))
+    def _catch_up(self) -> None:
+        with self._lock:
+            self._mirror.catch_up()
 
-    def rank(self, query: Query, vectors: Sequence[tuple[str, Vector]]) -> list[Hit]:
+    def _ranked(self, query: Query, texts: list[str]) -> list[Hit]:
+        """Catch up, embed the query's variants and rank the visible facts (before Phi_T)."""
+        self._catch_up()
+        return self._rank(query, _query_vectors(self._embedder, texts))
+
+    def _rank(self, query: Query, vectors: Sequence[tuple[str, Vector]]) -> list[Hit]:
         """The visible facts nearest to the query's vectors, fused, before Phi_T."""
-        ranked = self._ranked(query, vectors)
+        ranked = self._fused(query, vectors)
         return [Hit(r.version.fact, r.score, from_buffer=r.from_buffer) for r in ranked]
 
-    def finish(self, query: Query, hits: list[Hit]) -> list[Hit]:
+    def _finish(self, query: Query, hits: list[Hit]) -> list[Hit]:
         """Phi_T over ranked hits (with the query's detector), then the top ``k``."""
         if query.options.detector is not None:
             hits = _dominate(hits, query.options.detector, query.text)
         return _top(hits, query.options.k)
 
-    async def afinish(self, query: Query, hits: list[Hit]) -> list[Hit]:
-        """:meth:`finish` for async callers (see :func:`atemporal_dominance`)."""
+    async def _afinish(self, query: Query, hits: list[Hit]) -> list[Hit]:
+        """:meth:`_finish` for async callers (see :func:`atemporal_dominance`)."""
         detector = query.options.detector
         if detector is not None:
             candidates = [Candidate.from_fact(hit.fact, score=hit.score) for hit in hits]
@@ -133,10 +179,10 @@ class Reader:
             hits = _survivors(hits, result)
         return _top(hits, query.options.k)
 
-    def _ranked(self, query: Query, vectors: Sequence[tuple[str, Vector]]) -> list[_Ranked]:
+    def _fused(self, query: Query, vectors: Sequence[tuple[str, Vector]]) -> list[Ranked]:
         buffered = self._buffered(query)
         buffered_vectors = self._vectors_of([v.record.fact_id for v in buffered])
-        resolved = _Resolved(self._ledger, query, buffered)
+        rows = SearchRows(self._ledger, query, buffered)
         rankings: list[list[int]] = []
         best: dict[int, float] = {}
         retrieved: set[int] = set()
@@ -154,7 +200,7 @@ class Reader:
                 known_at=query.known_at,
                 where=query.options.where,
                 rows_only=True,  # every row is read from the ledger
-                visible_rows=resolved,
+                visible_rows=rows,
             )
             scored = [(m.row_id, m.score) for m in matches]
             retrieved.update(row_id for row_id, _ in scored)
@@ -164,7 +210,7 @@ class Reader:
             for row_id, score in scored:
                 best[row_id] = max(score, best.get(row_id, -math.inf))
         order = reciprocal_rank_fusion(rankings)
-        return resolved.ranked(order, best, retrieved)
+        return rows.ranked(order, best, retrieved)
 
     def _vectors_of(self, fact_ids: list[str]) -> dict[str, Vector]:
         cached = self._buffered_vectors
@@ -184,10 +230,10 @@ class Reader:
         versions = self._ledger.versions(
             fact_ids=ids, known_at=known, attributes=query.options.where is not None
         )
-        return [v for v in versions if _visible(v, query)]
+        return [v for v in versions if query.shows(v)]
 
 
-def query_vectors(embedder: Embedder, texts: list[str]) -> list[tuple[str, Vector]]:
+def _query_vectors(embedder: Embedder, texts: list[str]) -> list[tuple[str, Vector]]:
     """Each query text with the embedder's query vector for it, checked."""
     source = f"embedder {embedder.name!r}"
     vectors = check_vectors(
@@ -199,101 +245,13 @@ def query_vectors(embedder: Embedder, texts: list[str]) -> list[tuple[str, Vecto
     return list(zip(texts, vectors, strict=True))
 
 
-def query_vector(vector: Sequence[float], *, dimension: int) -> list[float]:
+def _query_vector(vector: Sequence[float], *, dimension: int) -> list[float]:
     """A caller's query vector, checked (InvalidInputError unless ``dimension`` finite floats)."""
     try:
         checked = check_vectors([vector], count=1, dimension=dimension, source="vector")
     except EmbedderError as exc:
         raise InvalidInputError("vector", str(exc), f"pass {dimension} finite floats") from exc
     return checked[0]
-
-
-class _Resolved:
-    """The ledger's answers for the rows one search reads, each row asked once: the index may
-    ask which of its candidates are visible (the ledger is the source of truth), and the
-    ranked rows are then resolved from what was read."""
-
-    def __init__(
-        self, ledger: LedgerStore, query: Query, read: Sequence[StoredVersion] = ()
-    ) -> None:
-        self._ledger = ledger
-        self._query = query
-        self._known = None if query.known_at is None else from_instant(query.known_at)
-        self._versions: dict[int, StoredVersion | None] = {v.record.row_id: v for v in read}
-        self._shown: dict[int, bool] = {}
-        self._listed: set[int] | None = None  # every visible row, once listed
-        self._listing: tuple[int, list[int] | None] | None = None  # (limit, the ledger's answer)
-
-    def __call__(self, row_ids: Sequence[int]) -> set[int]:
-        return self.visible(row_ids)
-
-    def list_rows(self, limit: int) -> list[int] | None:
-        """Every row visible at the query's times (before its ``where``), when at most
-        ``limit`` (:class:`~shared_core.index.base.RowLister`)."""
-        if self._listing is not None:  # one scan of the ledger per search, however many vectors
-            asked, answer = self._listing
-            if answer is not None and len(answer) <= limit:
-                return answer
-            if answer is None and asked >= limit:
-                return None
-        query = self._query
-        listed = self._ledger.list_visible_rows(
-            namespace=query.options.namespace,
-            valid_at=None if query.valid_at is None else from_instant(query.valid_at),
-            known_at=self._known,
-            limit=limit,
-        )
-        self._listing = limit, listed
-        if listed is not None:
-            self._listed = set(listed)
-        return listed
-
-    def versions(self, row_ids: Sequence[int]) -> dict[int, StoredVersion | None]:
-        """Each row's version (None: the ledger does not show it, an index that lags behind)."""
-        missing = [r for r in dict.fromkeys(row_ids) if r not in self._versions]
-        if missing:
-            self._versions.update(dict.fromkeys(missing))
-            read = self._ledger.versions(
-                row_ids=missing,
-                known_at=self._known,
-                attributes=self._query.options.where is not None,
-            )
-            self._versions.update((v.record.row_id, v) for v in read)
-        return {r: self._versions[r] for r in row_ids}
-
-    def visible(self, row_ids: Sequence[int]) -> set[int]:
-        """The rows among ``row_ids`` that the query may return. Without a ``where`` the ledger
-        answers without decoding the rows; a filter needs their attributes."""
-        query = self._query
-        if query.options.where is not None:
-            found = self.versions(row_ids).items()
-            return {row for row, v in found if v is not None and _visible(v, query)}
-        if self._listed is not None:
-            return {r for r in row_ids if r in self._listed}
-        missing = [r for r in dict.fromkeys(row_ids) if r not in self._shown]
-        if missing:
-            valid = None if query.valid_at is None else from_instant(query.valid_at)
-            shown = self._ledger.visible_rows(
-                missing, namespace=query.options.namespace, valid_at=valid, known_at=self._known
-            )
-            self._shown.update((r, r in shown) for r in missing)
-        return {r for r in row_ids if self._shown[r]}
-
-    def ranked(
-        self, order: list[int], best: dict[int, float], retrieved: set[int]
-    ) -> list[_Ranked]:
-        """Ledger versions of the ranked rows; rows the ledger does not show (an index that
-        lags behind) are dropped, and a fact id appears once."""
-        found = self.versions(order)
-        out: list[_Ranked] = []
-        seen: set[str] = set()
-        for row_id in order:
-            version = found[row_id]
-            if version is None or not _visible(version, self._query) or version.fact.id in seen:
-                continue
-            seen.add(version.fact.id)
-            out.append(_Ranked(version, best[row_id], row_id not in retrieved))
-        return out
 
 
 def _top(hits: list[Hit], k: int) -> list[Hit]:
@@ -308,15 +266,6 @@ def _top(hits: list[Hit], k: int) -> list[Hit]:
             out.append(hit)
             retrieved += 1
     return out
-
-
-def _visible(version: StoredVersion, query: Query) -> bool:
-    record = version.record
-    return (
-        record.namespace == query.options.namespace
-        and record.visible(query.valid_at, query.known_at)
-        and matches(query.options.where, record.attributes)
-    )
 
 
 def _dominate(hits: list[Hit], detector: ConflictDetector, query: str | None) -> list[Hit]:

@@ -27,8 +27,9 @@ from shared_core.errors import (
     LedgerUnavailableError,
     MissingDependencyError,
 )
-from shared_core.ledger import postgres_schema
 from shared_core.ledger.backend import ParallelWriteRefused, WriteReads
+from shared_core.ledger.postgres import schema
+from shared_core.ledger.postgres import sql as statements
 
 _SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
@@ -91,7 +92,7 @@ class PostgresConnections:
         self.where = f"{redacted(url)} (schema {schema_name})"
         self._write_lock_id = lock_id(schema_name)
         self._mirror_lock_id = lock_id(f"{schema_name}:mirror")
-        self.stamp_lock_id = lock_id(f"{schema_name}:stamp")  # see postgres_schema.STAMPING
+        self.stamp_lock_id = lock_id(f"{schema_name}:stamp")  # see schema.STAMPING
         self._mirror = threading.Lock()
         self._lock_timeout_ms = int(lock_timeout * 1000)
         self._busy_retries = busy_retries
@@ -120,7 +121,7 @@ class PostgresConnections:
             with self.translated():
                 self._pool.open(wait=True, timeout=self._connect_timeout)
                 with self._pool.connection() as conn:
-                    postgres_schema.install(
+                    schema.install(
                         conn, self.schema_name, self._write_lock_id, self.where, create=create
                     )
         except BaseException:
@@ -141,7 +142,7 @@ class PostgresConnections:
 
     def _translated(self, exc: Any) -> Exception:
         """psycopg's ``exc`` as the ledger's error (a refused stamp stays inside the ledger)."""
-        if exc.sqlstate == postgres_schema.STAMP_REFUSED:
+        if exc.sqlstate == schema.STAMP_REFUSED:
             return ParallelWriteRefused(str(exc))
         if isinstance(exc, self._errors.LockNotAvailable | self._errors.QueryCanceled):
             return LedgerBusyError(f"ledger {self.where} is busy: {exc}")
@@ -193,7 +194,7 @@ class PostgresConnections:
             try:
                 conn.execute("BEGIN")
                 conn.execute(
-                    postgres_schema.WRITE_LOCKS[shared],
+                    statements.WRITE_LOCKS[shared],
                     (f"{self._lock_timeout_ms}ms", self._write_lock_id),
                 )
                 # Statements after the lock's: in READ COMMITTED each takes its snapshot when it
@@ -240,11 +241,11 @@ class PostgresConnections:
         # A session lock on a connection of its own: the mirror's reads go on in between. The
         # thread lock first, so that waiting threads of this process do not take the pool.
         with self._mirror, self.translated(), self._pool.connection() as conn:
-            conn.execute("SELECT pg_advisory_lock(%s)", (self._mirror_lock_id,))
+            conn.execute(statements.MIRROR_LOCK, (self._mirror_lock_id,))
             try:
                 yield
             finally:
-                conn.execute("SELECT pg_advisory_unlock(%s)", (self._mirror_lock_id,))
+                conn.execute(statements.MIRROR_UNLOCK, (self._mirror_lock_id,))
 
 
 def lock_id(schema_name: str) -> int:

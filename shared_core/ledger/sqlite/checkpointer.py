@@ -70,7 +70,7 @@ class WalCheckpointer:
         except sqlite3.Error:
             return  # the writers' own checkpoint (SET_BACKSTOP) still runs
         try:
-            conn.execute(f"PRAGMA synchronous={'FULL' if self._full else 'NORMAL'}")
+            conn.execute("PRAGMA synchronous=FULL" if self._full else "PRAGMA synchronous=NORMAL")
             while True:
                 self._woken.wait()
                 if self._stopping.is_set():

@@ -19,8 +19,9 @@ from __future__ import annotations
 from typing import Any
 
 from shared_core.clock import Instant
-from shared_core.ledger import postgres_schema
 from shared_core.ledger.backend import ProseRead, TailRead, WriteReads
+from shared_core.ledger.postgres import sql
+from shared_core.ledger.sql_backend import prose_params
 
 Rows = list[tuple[Any, ...]]
 
@@ -44,18 +45,16 @@ class ReadAhead:
         if reads.fact_ids:
             ids = list(dict.fromkeys(reads.fact_ids))
             self._asked = frozenset(ids)
-            cursor = conn.execute(postgres_schema.KNOWN_FACT_IDS, (ids,))
+            cursor = conn.execute(sql.KNOWN_FACT_IDS, (ids,))
             self._pending.append((None, cursor, None))
         for tail in reads.tails:
-            params = postgres_schema.tail_params(tail.key_id, tail.stream, tail.before)
-            versions = conn.execute(postgres_schema.SUFFIX_VERSIONS_HEADED, params)
-            statements = conn.execute(postgres_schema.SUFFIX_STATEMENTS, params)
+            params = tail_params(tail.key_id, tail.stream, tail.before)
+            versions = conn.execute(sql.SUFFIX_VERSIONS_HEADED, params)
+            statements = conn.execute(sql.SUFFIX_STATEMENTS, params)
             self._pending.append((tail, versions, statements))
         for prose in reads.prose:
-            params = postgres_schema.prose_params(
-                prose.namespace, prose.text_key, prose.valid_from, prose.valid_to
-            )
-            self._pending.append((prose, conn.execute(postgres_schema.FIND_PROSE, params), None))
+            params = prose_params(prose.namespace, prose.text_key, prose.valid_from, prose.valid_to)
+            self._pending.append((prose, conn.execute(sql.FIND_PROSE, params), None))
 
     def receive(self) -> None:
         """Read the rows of what :meth:`send` queued (after the lock's round trip)."""
@@ -135,4 +134,11 @@ class ReadAhead:
             self._tails.pop((stream[0], stream[1]), None)
 
 
-__all__ = ["ReadAhead"]
+def tail_params(key_id: int | None, stream: str, before: Instant) -> tuple[Any, ...]:
+    """The parameters of both suffix reads (sql.SUFFIX_VERSIONS_HEADED and
+    sql.SUFFIX_STATEMENTS, or their _PROSE twins when ``key_id`` is None)."""
+    params = (*((key_id,) if key_id is not None else ()), stream)
+    return (*params, *params, before)
+
+
+__all__ = ["ReadAhead", "tail_params"]

@@ -1,27 +1,20 @@
-"""Keeps a vector index a faithful mirror of the ledger (the source of truth).
+"""Applies the ledger's change feed to a vector index (the index mirrors the ledger).
 
 The index stores the ledger's change-feed cursor with the records it applied, so catching up
 is "read the changes since the index's cursor, apply them, store the new cursor": idempotent,
 cheap when nothing changed, and correct after any crash between a ledger write and an index
 write (the ledger committed, the index did not store the new cursor, so the changes come again).
-
-:class:`IndexSync` applies the change feed; :class:`IndexMirror` is a memory's side of it: when
-to catch up, what a failure becomes, and the recency buffer fed with each write.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
-from shared_core.dominance import Candidate
 from shared_core.embedders.base import Embedder, check_vectors, embedding_call
-from shared_core.errors import IndexSyncError
 from shared_core.index.base import Vector, VectorIndex
-from shared_core.ledger.results import ChangeCursor, VersionRecord, WriteResult
-from shared_core.ledger.store import LedgerStore
+from shared_core.ledger.protocol import LedgerStore
+from shared_core.ledger.results import ChangeCursor, VersionRecord
 from shared_core.memory.hits import ReconcileReport
-from shared_core.memory.reading import Reader
-from shared_core.recency import RecencyBuffer
 
 PAGE = 5_000
 """Version rows per change-feed page (bounds memory when a large ledger is indexed anew)."""
@@ -107,69 +100,6 @@ class IndexSync:
     @property
     def _name(self) -> str:
         return f"embedder {self._embedder.name!r}"
-
-
-class IndexMirror:
-    """A memory's index kept up with its ledger: catches up only when the ledger committed
-    something since, turns any index failure into IndexSyncError, and feeds each write's facts
-    to the recency buffer (their vectors to the reader). Not locked itself: the memory calls
-    it under its lock."""
-
-    def __init__(
-        self,
-        ledger: LedgerStore,
-        index: VectorIndex,
-        embedder: Embedder,
-        *,
-        buffer: RecencyBuffer,
-        reader: Reader,
-    ) -> None:
-        self._ledger = ledger
-        self._sync = IndexSync(ledger, index, embedder)
-        self._buffer = buffer
-        self._reader = reader
-        self._synced_at: tuple[int, int] | None = None  # ledger revision the index mirrors
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """The embedder's vectors for new statements' ``texts`` (see :meth:`IndexSync.embed`)."""
-        return self._sync.embed(texts)
-
-    def written(self, vectors: Mapping[str, Vector], results: Sequence[WriteResult]) -> None:
-        """After a ledger write: its facts join the recency buffer, then the index catches up
-        (``vectors`` maps the texts just embedded to their vectors)."""
-        written: dict[str, Vector] = {}
-        for result in results:
-            if result.fact is not None:
-                self._buffer.add(Candidate.from_fact(result.fact))
-                if result.fact.text in vectors:
-                    written[result.fact.id] = vectors[result.fact.text]
-        self._reader.remember(written)
-        self.catch_up(vectors)
-
-    def catch_up(self, vectors: Mapping[str, Vector] | None = None) -> None:
-        """Apply the ledger's changes to the index, unless nothing committed since the last
-        successful catch-up (the ledger's revision is unchanged: then there is nothing to do)."""
-        revision = self._ledger.revision()
-        if revision == self._synced_at:
-            return
-        self._synced(lambda: self._sync.catch_up(vectors))
-        self._synced_at = revision
-
-    def reconcile(self, *, full: bool) -> ReconcileReport:
-        """Catch up (``full``: rebuild) whatever the revision says."""
-        return self._synced(self._sync.rebuild if full else self._sync.catch_up)
-
-    def _synced(self, operation: Callable[[], ReconcileReport]) -> ReconcileReport:
-        """Run an index update; any failure becomes IndexSyncError (the ledger is intact)."""
-        try:
-            return operation()
-        except IndexSyncError:
-            raise
-        except Exception as exc:
-            raise IndexSyncError(
-                f"the ledger holds the write but the index could not take it ({exc}); "
-                "reconcile() brings the index up to date"
-            ) from exc
 
 
 def _behind(ledger: ChangeCursor, index: ChangeCursor) -> bool:

@@ -1,7 +1,7 @@
 """The SQLite ledger's connection: the file, its schema, error translation and transactions.
 
 One stdlib sqlite3 connection per ledger, in WAL mode; ``durability`` sets how often SQLite
-syncs to disk, and a :class:`~shared_core.ledger.sqlite_checkpointer.WalCheckpointer` copies
+syncs to disk, and a :class:`~shared_core.ledger.sqlite.checkpointer.WalCheckpointer` copies
 the log back into the file beside the writers. A write is one ``BEGIN IMMEDIATE``
 transaction, so several processes can share a file: writers queue on SQLite's lock, with
 bounded retries and then a clear error. A file that is not a ledger (or of a newer schema) is
@@ -30,8 +30,8 @@ from shared_core.errors import (
     NotALedgerError,
     SchemaVersionError,
 )
-from shared_core.ledger import schema
-from shared_core.ledger.sqlite_checkpointer import SET_BACKSTOP, WalCheckpointer
+from shared_core.ledger.sqlite import schema
+from shared_core.ledger.sqlite.checkpointer import SET_BACKSTOP, WalCheckpointer
 
 Durability = Literal["full", "normal"]
 
@@ -96,7 +96,9 @@ class SQLiteConnection:
         ):
             raise NotALedgerError(f"{self.path} was not written by temporal-rag")
         self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute(f"PRAGMA synchronous={'FULL' if durability == 'full' else 'NORMAL'}")
+        self.conn.execute(
+            "PRAGMA synchronous=FULL" if durability == "full" else "PRAGMA synchronous=NORMAL"
+        )
         self.conn.execute("PRAGMA foreign_keys=ON")
         self.conn.execute(SET_BACKSTOP)  # SQLite's own checkpoint, beside the checkpointer's
         # 64 MiB of page cache: a ledger of 100k versions stays in it. SQLite walks the cache's
@@ -105,14 +107,13 @@ class SQLiteConnection:
         self.conn.execute("PRAGMA cache_size=-65536")
         with self.transaction():
             if "schema_migrations" not in self._table_names():  # re-checked under the lock
-                self.conn.execute(f"PRAGMA application_id={schema.APPLICATION_ID}")
+                self.conn.execute(schema.SET_APPLICATION_ID)
                 for statement in schema.SCHEMA:
                     self.conn.execute(statement)
                 self.conn.execute(
-                    "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
-                    (schema.SCHEMA_VERSION, int(time.time() * 1_000_000)),
+                    schema.APPLIED, (schema.SCHEMA_VERSION, int(time.time() * 1_000_000))
                 )
-        found = self.conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
+        found = self.conn.execute(schema.FOUND_VERSION).fetchone()[0]
         if found is None or found > schema.SCHEMA_VERSION:
             raise SchemaVersionError(
                 f"{self.path} has schema version {found}; this temporal-rag reads up to "
@@ -126,13 +127,10 @@ class SQLiteConnection:
             for version in range(found + 1, schema.SCHEMA_VERSION + 1):
                 for statement in schema.MIGRATIONS[version]:
                     self.conn.execute(statement)
-                self.conn.execute(
-                    "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
-                    (version, int(time.time() * 1_000_000)),
-                )
+                self.conn.execute(schema.APPLIED, (version, int(time.time() * 1_000_000)))
 
     def _table_names(self) -> set[str]:
-        rows = self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        rows = self.conn.execute(schema.TABLE_NAMES)
         return {row[0] for row in rows}
 
     @contextmanager

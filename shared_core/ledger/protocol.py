@@ -1,4 +1,5 @@
-"""The ledger protocol: what every bi-temporal fact ledger offers (see :class:`Ledger`)."""
+"""The ledger's Protocol, :class:`LedgerStore`: what every bi-temporal fact ledger offers and
+all that TemporalMemory asks of one (see :class:`~shared_core.ledger.ledger.Ledger`)."""
 
 from __future__ import annotations
 

@@ -4,15 +4,16 @@ Writes go to the ledger first (the source of truth, where supersession happens),
 index mirrors the ledger's change feed. Reads ask the index for the k nearest facts visible at
 (valid_at, known_at), optionally union the recency buffer, and apply Phi_T.
 
-The object holds the parts and the lock; the work is done by its collaborators: the write path
-(:mod:`~shared_core.memory.writing`), the index mirror (:mod:`~shared_core.memory.sync`), the
-read path (:mod:`~shared_core.memory.reading`) and the async paths
-(:mod:`~shared_core.memory.async_paths`). Reads the ledger answers alone (``history``,
-``as_of``, ...) are in :mod:`~shared_core.memory.lookups`.
+The object holds the parts and the lock; the work is done by its collaborators, each with its
+sync and async path: the write path (:class:`~shared_core.memory.writer.Writer`), the read path
+(:class:`~shared_core.memory.reader.Reader`) and the index mirror
+(:class:`~shared_core.memory.index_mirror.IndexMirror`). Reads the ledger answers alone
+(``history``, ``as_of``, ...) go to the ledger directly.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
@@ -26,31 +27,44 @@ from shared_core.extractors.metadata import MetadataExtractor
 from shared_core.facts import DEFAULT_NAMESPACE, Cardinality, Fact, ObjectValue
 from shared_core.filters import Filter, as_filter
 from shared_core.index.base import VectorIndex
-from shared_core.ledger.results import WriteResult
-from shared_core.ledger.store import LedgerStore
-from shared_core.memory import async_paths
+from shared_core.ledger.protocol import LedgerStore
+from shared_core.ledger.results import Explanation, WriteResult
 from shared_core.memory.claims import check_prose_judge, shipped_claim_judge
 from shared_core.memory.config import MemoryConfig, memory_config
 from shared_core.memory.connection import open_index, open_ledger
 from shared_core.memory.context import pack_context
 from shared_core.memory.hits import Added, Hit, ReconcileReport
-from shared_core.memory.lookups import LedgerLookups
+from shared_core.memory.index_mirror import IndexMirror
 from shared_core.memory.options import CONTEXT_K, SearchChanges, SearchOptions
-from shared_core.memory.reading import Query, Reader, query_vector, query_vectors
-from shared_core.memory.selection import matching_statement_ids
-from shared_core.memory.sync import IndexMirror
-from shared_core.memory.twins import async_twin, native_twin
-from shared_core.memory.writing import Item, Plan, Writer, plan_items
+from shared_core.memory.reader import Reader
+from shared_core.memory.selection import matching_statement_ids, select_facts
+from shared_core.memory.twins import async_twin
+from shared_core.memory.writer import Item, Writer
 from shared_core.recency import RecencyBuffer
 
 
-class TemporalMemory(LedgerLookups):
+class TemporalMemory:
     """Temporally valid memory for RAG and agents (see docs/design.md for the semantics).
 
     Use :meth:`open` for the embedded default (SQLite + Chroma + MiniLM in one folder),
     :meth:`connect` for servers (PostgreSQL, a Chroma server), or pass any ledger and index;
     a :class:`~shared_core.memory.config.MemoryConfig` gives the embedder, the extractor and
-    the other options. Thread-safe; the ``a*`` methods run the same work off the event loop.
+    the other options. Thread-safe; each method has an ``a*`` twin for async callers, which
+    awaits an LLM's async form on the event loop and runs the blocking work in a worker thread.
+
+    Args:
+        ledger: the source of truth (facts, versions, supersession).
+        index: the vector index mirroring the ledger's version rows.
+        config: how the memory is built (:class:`~shared_core.memory.config.MemoryConfig`: the
+            embedder, the index being bound to its name and dimension, the extractor, the
+            clock, the query expander, the recency buffer's capacity, the write-time prose
+            judge, whether to reconcile now); default ``MemoryConfig()``.
+
+    Raises:
+        EmbedderMismatchError: the index holds another embedder's vectors.
+        InvalidInputError: a config that is not one, or a prose judge that reads another
+            embedder's vectors.
+        IndexSyncError: ``reconcile`` could not bring the index up to date.
     """
 
     def __init__(
@@ -70,12 +84,29 @@ class TemporalMemory(LedgerLookups):
         self.embedder = embedder
         self.extractor = config.extractor if config.extractor is not None else MetadataExtractor()
         self.clock: Clock = config.clock if config.clock is not None else SystemClock()
-        self.extraction_problems = 0  # texts kept as prose because extraction output was bad
         self._lock = threading.RLock()
         buffer = RecencyBuffer(config.recency_capacity)
-        self._reader = Reader(ledger, index, buffer, config.expander)
-        self._mirror = IndexMirror(ledger, index, embedder, buffer=buffer, reader=self._reader)
-        self._writer = Writer(ledger, index, self._mirror, self._lock)
+        self._mirror = IndexMirror(ledger, index, embedder)
+        self._reader = Reader(
+            ledger,
+            index,
+            embedder,
+            mirror=self._mirror,
+            lock=self._lock,
+            buffer=buffer,
+            expander=config.expander,
+            clock=self.clock,
+        )
+        self._writer = Writer(
+            ledger,
+            index,
+            mirror=self._mirror,
+            reader=self._reader,
+            lock=self._lock,
+            extractor=self.extractor,
+            judge=prose_judge,
+            clock=self.clock,
+        )
         index.bind(embedder=embedder.name, dimension=embedder.dimension)
         if config.reconcile:
             self.reconcile()
@@ -136,13 +167,26 @@ class TemporalMemory(LedgerLookups):
             self.index.close()
             self.ledger.close()
 
+    aclose = async_twin(close)
+
     def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
     # ------------------------------------------------------------------ writes
+    @property
+    def extraction_problems(self) -> int:
+        """How many texts were kept as prose because the extractor's output was bad."""
+        return self._writer.extraction_problems
+
     def add(
         self,
         text: str,
@@ -178,6 +222,41 @@ class TemporalMemory(LedgerLookups):
         )
         return self.add_many([fact])[0]
 
+    async def aadd(
+        self,
+        text: str,
+        *,
+        subject: str | None = None,
+        relation: str | None = None,
+        object: ObjectValue | None = None,
+        valid_from: datetime | None = None,
+        valid_to: datetime | None = None,
+        namespace: str = DEFAULT_NAMESPACE,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Added:
+        """:meth:`add` for async callers: an extractor's async form is awaited (see
+        :meth:`aadd_many`); a keyed fact goes through no extractor (a worker thread)."""
+        if subject is None and relation is None and object is None:
+            items = await self.aadd_many(
+                [text],
+                metadatas=[metadata or {}],
+                namespace=namespace,
+                valid_from=valid_from,
+                valid_to=valid_to,
+            )
+            return items[0]
+        return await asyncio.to_thread(
+            self.add,
+            text,
+            subject=subject,
+            relation=relation,
+            object=object,
+            valid_from=valid_from,
+            valid_to=valid_to,
+            namespace=namespace,
+            metadata=metadata,
+        )
+
     def add_many(
         self,
         items: Iterable[Item],
@@ -208,25 +287,47 @@ class TemporalMemory(LedgerLookups):
         is closed in the same transaction and shows in ``Added.closed``. The index is brought
         up to date first (IndexSyncError if it cannot be); that and a failing scorer
         (DetectorError) leave nothing written."""
-        plans = plan_items(
-            self.extractor,
-            list(items),
+        return self._writer.add_many(
+            items,
             metadatas,
             namespace=namespace,
             valid_from=valid_from,
             valid_to=valid_to,
+            replacing=replacing,
+            merge_prose=merge_prose,
         )
-        return self._write_plans(plans, replacing=replacing, merge_prose=merge_prose)
 
-    def _write_plans(
-        self, plans: Sequence[Plan], *, replacing: Sequence[str], merge_prose: bool
+    async def aadd_many(
+        self,
+        items: Iterable[Item],
+        *,
+        metadatas: Sequence[Mapping[str, Any]] | None = None,
+        namespace: str = DEFAULT_NAMESPACE,
+        valid_from: datetime | None = None,
+        valid_to: datetime | None = None,
+        replacing: Sequence[str] = (),
+        merge_prose: bool = True,
     ) -> list[Added]:
-        """The second half of :meth:`add_many`: embed, judge and write what was planned."""
-        self.extraction_problems += sum(1 for plan in plans if plan.problem is not None)
-        return self._writer.write_plans(
-            plans,
-            judge=self.prose_judge,
-            clock=self.clock,
+        """:meth:`add_many` for async callers: an extractor's async form (``aextract``) is
+        awaited on the running loop, one text after another; embedding and writing run in a
+        worker thread. Without an async form, :meth:`add_many` runs in a worker thread."""
+        if not self._writer.extracts_async:
+            return await asyncio.to_thread(
+                self.add_many,
+                items,
+                metadatas=metadatas,
+                namespace=namespace,
+                valid_from=valid_from,
+                valid_to=valid_to,
+                replacing=replacing,
+                merge_prose=merge_prose,
+            )
+        return await self._writer.aadd_many(
+            items,
+            metadatas,
+            namespace=namespace,
+            valid_from=valid_from,
+            valid_to=valid_to,
             replacing=replacing,
             merge_prose=merge_prose,
         )
@@ -245,13 +346,19 @@ class TemporalMemory(LedgerLookups):
             lambda: self.ledger.retract(subject, relation, object, at=at, namespace=namespace)
         )
 
+    aretract = async_twin(retract)
+
     def correct(self, /, fact_id: str, **changes: Any) -> WriteResult:
         """Replace a wrong statement (it was never true) by a corrected copy."""
         return self._writer.apply(lambda: self.ledger.correct(fact_id, **changes))
 
+    acorrect = async_twin(correct)
+
     def retire(self, fact_id: str) -> WriteResult:
         """Withdraw a statement: it was never true (history keeps it, marked)."""
         return self._writer.apply(lambda: self.ledger.retire(fact_id))
+
+    aretire = async_twin(retire)
 
     def retire_where(
         self, where: Filter | Mapping[str, Any] | None, *, namespace: str = DEFAULT_NAMESPACE
@@ -264,15 +371,21 @@ class TemporalMemory(LedgerLookups):
         ids = matching_statement_ids(self.ledger, as_filter(where), namespace=namespace)
         return self._writer.apply_all(lambda: self.ledger.retire_many(ids) if ids else [])
 
+    aretire_where = async_twin(retire_where)
+
     def unretire(self, fact_id: str) -> WriteResult:
         """Undo a retirement or a retraction."""
         return self._writer.apply(lambda: self.ledger.unretire(fact_id))
+
+    aunretire = async_twin(unretire)
 
     def declare(self, relation: str, cardinality: Cardinality | str) -> None:
         """Declare a relation ONE (a new object supersedes; the default) or MANY."""
         self.ledger.declare(relation, cardinality)
 
-    # ------------------------------------------------------------------ reads
+    adeclare = async_twin(declare)
+
+    # ------------------------------------------------------------------ searches
     def search(
         self,
         query: str,
@@ -291,16 +404,20 @@ class TemporalMemory(LedgerLookups):
         the recency buffer's hits come on top of ``k``.
         """
         asked = (options if options is not None else SearchOptions()).merged(**changes)
-        request = self._query(query, asked)
-        hits = self._ranked(request, self._reader.variants(request))
-        return self._reader.finish(request, hits)
+        return self._reader.search(query, asked)
 
-    def _ranked(self, request: Query, texts: list[str]) -> list[Hit]:
-        """The first half of :meth:`search`, given the query's variants: catch up, embed them,
-        rank the visible facts (before Phi_T)."""
-        with self._lock:
-            self._mirror.catch_up()
-        return self._reader.rank(request, query_vectors(self.embedder, texts))
+    async def asearch(
+        self,
+        query: str,
+        options: SearchOptions | None = None,
+        /,
+        **changes: Unpack[SearchChanges],
+    ) -> list[Hit]:
+        """:meth:`search` for async callers: the expander's and the detector's async forms are
+        awaited on the running loop (an LLM judge's, say); embedding, the index and the ledger
+        are read in a worker thread, and a detector without an async form runs in one too."""
+        asked = (options if options is not None else SearchOptions()).merged(**changes)
+        return await self._reader.asearch(query, asked)
 
     def search_by_vector(
         self,
@@ -313,22 +430,16 @@ class TemporalMemory(LedgerLookups):
         dimension is checked). ``expand`` needs the query text and is refused; a ``detector``
         judges without it."""
         asked = (options if options is not None else SearchOptions()).merged(**changes)
-        if asked.expand:
-            raise InvalidInputError(
-                "expand", "needs the query text", "use search(query, ...) to expand a query"
-            )
-        request = self._reader.request(None, asked, clock=self.clock)
-        checked = query_vector(vector, dimension=self.embedder.dimension)
-        with self._lock:
-            self._mirror.catch_up()
-        return self._reader.search(request, [("", checked)])
+        return self._reader.search_by_vector(vector, asked)
+
+    asearch_by_vector = async_twin(search_by_vector)
 
     def vectors(self, fact_ids: Sequence[str]) -> dict[str, list[float]]:
         """The stored embeddings of these facts, by fact id (ids the index lacks are absent):
         for a caller re-ranking hits by their vectors (maximal marginal relevance, say)."""
-        with self._lock:
-            self._mirror.catch_up()
-        return self.index.vectors(list(fact_ids))
+        return self._reader.vectors(fact_ids)
+
+    avectors = async_twin(vectors)
 
     def context(
         self,
@@ -349,6 +460,100 @@ class TemporalMemory(LedgerLookups):
         hits = self.search(query, base.merged(**changes))
         return pack_context(hits, token_budget=token_budget, count_tokens=count_tokens)
 
+    async def acontext(
+        self,
+        query: str,
+        options: SearchOptions | None = None,
+        /,
+        *,
+        token_budget: int = 512,
+        count_tokens: Callable[[str], int] | None = None,
+        **changes: Unpack[SearchChanges],
+    ) -> str:
+        """:meth:`context` for async callers (its search is :meth:`asearch`)."""
+        base = options if options is not None else SearchOptions(k=CONTEXT_K)
+        hits = await self.asearch(query, base.merged(**changes))
+        return pack_context(hits, token_budget=token_budget, count_tokens=count_tokens)
+
+    # ------------------------------------------------------------------ ledger lookups
+    def history(
+        self,
+        subject: str,
+        relation: str,
+        *,
+        namespace: str = DEFAULT_NAMESPACE,
+        known_at: datetime | None = None,
+    ) -> list[Fact]:
+        """Every version of one key in valid-time order (see ``Ledger.history``)."""
+        return self.ledger.history(subject, relation, namespace=namespace, known_at=known_at)
+
+    ahistory = async_twin(history)
+
+    def as_of(
+        self,
+        *,
+        valid_at: datetime | None = None,
+        known_at: datetime | None = None,
+        namespace: str = DEFAULT_NAMESPACE,
+        subject: str | None = None,
+        relation: str | None = None,
+    ) -> list[Fact]:
+        """Every fact valid at ``valid_at`` as known at ``known_at`` (no query, no ranking)."""
+        return self.ledger.as_of(
+            valid_at=valid_at,
+            known_at=known_at,
+            namespace=namespace,
+            subject=subject,
+            relation=relation,
+        )
+
+    aas_of = async_twin(as_of)
+
+    def namespaces(
+        self,
+        *,
+        prefix: str = "",
+        valid_at: datetime | None = None,
+        known_at: datetime | None = None,
+    ) -> list[str]:
+        """The namespaces holding a fact valid at ``valid_at`` as known at ``known_at``
+        (default now), those starting with ``prefix``, sorted (see ``Ledger.namespaces``)."""
+        return self.ledger.namespaces(prefix=prefix, valid_at=valid_at, known_at=known_at)
+
+    anamespaces = async_twin(namespaces)
+
+    def select(
+        self,
+        where: Filter | Mapping[str, Any] | None = None,
+        *,
+        namespace: str = DEFAULT_NAMESPACE,
+        valid_at: datetime | None = None,
+        known_at: datetime | None = None,
+        include_history: bool = False,
+    ) -> list[Fact]:
+        """Every fact matching a metadata filter (no query, no ranking), valid at ``valid_at``
+        as known at ``known_at`` (default now); ``include_history``: at any valid time.
+
+        It reads the ledger, so it costs time linear in the namespace's facts (all the facts
+        ever stored, with ``include_history``): meant for deletes and audits, not per query.
+        """
+        return select_facts(
+            self.ledger,
+            as_filter(where),
+            namespace=namespace,
+            valid_at=valid_at,
+            known_at=known_at,
+            include_history=include_history,
+        )
+
+    aselect = async_twin(select)
+
+    def explain(self, fact_id: str) -> Explanation:
+        """Every record of a fact id and why it is (not) current."""
+        return self.ledger.explain(fact_id)
+
+    aexplain = async_twin(explain)
+
     # ------------------------------------------------------------------ consistency
     def reconcile(self, *, full: bool = False) -> ReconcileReport:
         """Bring the index up to date with the ledger (idempotent; cheap when it already is).
@@ -359,30 +564,4 @@ class TemporalMemory(LedgerLookups):
         with self._lock:
             return self._mirror.reconcile(full=full)
 
-    # ------------------------------------------------------------------ async twins
-    aadd = native_twin(add, async_paths.add)
-    aadd_many = native_twin(add_many, async_paths.add_many)
-    aretract = async_twin(retract)
-    acorrect = async_twin(correct)
-    aretire = async_twin(retire)
-    aretire_where = async_twin(retire_where)
-    aunretire = async_twin(unretire)
-    adeclare = async_twin(declare)
-    asearch = native_twin(search, async_paths.search)
-    asearch_by_vector = async_twin(search_by_vector)
-    avectors = async_twin(vectors)
-    acontext = native_twin(context, async_paths.context)
     areconcile = async_twin(reconcile)
-    aclose = async_twin(close)
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
-
-    # ------------------------------------------------------------------ internals
-    def _query(self, query: str, options: SearchOptions) -> Query:
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidInputError("query", "is empty", "pass the text to search for")
-        return self._reader.request(query, options, clock=self.clock)

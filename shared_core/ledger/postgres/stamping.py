@@ -1,12 +1,12 @@
 """A PostgreSQL parallel write's changes, held back until its commit and stamped there.
 
-A parallel write (``WriteReads.parallel``, see :mod:`shared_core.ledger.postgres`) plans with the
-record time it read and with provisional seqs and row ids. :class:`StampedWrite` queues its
-inserts and updates instead of sending them, keeps every valid time its plan was made against,
-and at the commit sends one ``stamp_write`` call (postgres_schema.STAMPING) followed by the
-changes, stamped on the server. It refuses (:class:`ParallelWriteRefused`, nothing kept) a
-write that reads rows after queueing changes; the server refuses one whose plan or result
-the stamp would change.
+A parallel write (``WriteReads.parallel``, see :mod:`shared_core.ledger.postgres.backend`)
+plans with the record time it read and with provisional seqs and row ids.
+:class:`StampedWrite` queues its inserts and updates instead of sending them, keeps every valid
+time its plan was made against, and at the commit sends one ``stamp_write`` call
+(schema.STAMPING) followed by the changes, stamped on the server. It refuses
+(:class:`ParallelWriteRefused`, nothing kept) a write that reads rows after queueing changes;
+the server refuses one whose plan or result the stamp would change.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from shared_core.clock import OPEN, Instant
-from shared_core.ledger import postgres_schema
 from shared_core.ledger.backend import ParallelWriteRefused
+from shared_core.ledger.postgres import sql
 from shared_core.supersession import StreamState
 
 
@@ -39,7 +39,7 @@ class StampedWrite:
         self._stamp = None
 
     def queue(self, sql: str, params: tuple[Any, ...]) -> None:
-        """Hold back a change (one of postgres_schema.STAMPED's plain statements)."""
+        """Hold back a change (one of sql.STAMPED's plain statements)."""
         self._queued.append((sql, params))
 
     def loaded(self, state: StreamState) -> None:
@@ -64,15 +64,15 @@ class StampedWrite:
         write planned at record time ``planned`` with ``seqs`` provisional seqs and ``rows``
         provisional row ids, then the changes. Refused at the stamp if it would move past a
         time the write planned against, or move at all when ``planned`` is itself such a time
-        (see postgres_schema.STAMPING)."""
+        (see schema.STAMPING)."""
         limit, exact = OPEN, False
         if self._queued:
             limit = min((bound for bound in self._bounds if bound > planned), default=OPEN)
             exact = planned in self._bounds
         params = (lock, planned, limit, exact, seqs, rows)
-        self._stamp = conn.execute(postgres_schema.STAMP_WRITE, params)
+        self._stamp = conn.execute(sql.STAMP_WRITE, params)
         for plain, values in self._queued:
-            conn.execute(postgres_schema.STAMPED[plain], values)
+            conn.execute(sql.STAMPED[plain], values)
 
     def stamped_at(self) -> Instant:
         """The record time the committed write was stamped with."""
