@@ -25,7 +25,7 @@ from benchmarks.reporting import Timed, record_latency
 from shared_core.clock import ManualClock
 from shared_core.embedders.minilm import MiniLMEmbedder
 from shared_core.facts import Fact
-from shared_core.memory import TemporalMemory
+from shared_core.memory import MemoryConfig, TemporalMemory
 
 NOW = datetime(2025, 1, 1, tzinfo=UTC)
 FULL_TEXTS, SMOKE_TEXTS, BATCH = 2_000, 40, 500
@@ -79,7 +79,9 @@ def built(
     raw = time.perf_counter() - start
 
     clock = ManualClock(NOW)
-    memory = TemporalMemory.open(tmp_path_factory.mktemp("memory"), embedder=embedder, clock=clock)
+    memory = TemporalMemory.open(
+        tmp_path_factory.mktemp("memory"), config=MemoryConfig(embedder=embedder, clock=clock)
+    )
     items = _texts(size, "memory")
     start = time.perf_counter()
     for at in range(0, size, BATCH):

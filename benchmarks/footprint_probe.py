@@ -57,7 +57,7 @@ def probe(argv: list[str] | None = None) -> dict[str, Any]:
     report: dict[str, Any] = {"bare": status()}
     import chromadb  # noqa: F401  (the index's driver is part of the baseline)
 
-    from shared_core import HashingEmbedder, TemporalMemory
+    from shared_core import HashingEmbedder, MemoryConfig, TemporalMemory
 
     if args.ledger.startswith(("postgresql://", "postgres://")):
         import psycopg  # noqa: F401  (so is the ledger's)
@@ -68,7 +68,7 @@ def probe(argv: list[str] | None = None) -> dict[str, Any]:
         index=args.index,
         schema=args.schema,
         prefix=args.prefix,
-        embedder=HashingEmbedder(DIM, name=EMBEDDER),
+        config=MemoryConfig(embedder=HashingEmbedder(DIM, name=EMBEDDER)),
     )
     report["open_s"] = time.perf_counter() - start
     report["opened"] = status()

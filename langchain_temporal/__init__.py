@@ -8,8 +8,9 @@
 - Bridges: :class:`LangChainEmbedder` (LangChain ``Embeddings`` -> core ``Embedder``),
   :class:`CoreEmbeddings` (the reverse) and :func:`text_llm` (a chat model or LLM as the
   ``str -> str`` callable of the LLM detector, the LLM extractor and query expansion).
-- :class:`~langchain_temporal.store.TemporalStore`: LangGraph long-term memory (a ``BaseStore``)
-  with history and as-of reads; imported on first use, it needs the ``langgraph`` extra.
+- :class:`~langchain_temporal.langgraph_store.TemporalStore`: LangGraph long-term memory (a
+  ``BaseStore``) with history and as-of reads; imported on first use, it needs the ``langgraph``
+  extra.
 
 Needs the ``langchain`` extra: ``pip install "temporal-rag[langchain]"``.
 """
@@ -43,17 +44,17 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # the real types for type checkers; at run time __getattr__ imports them
-    from langchain_temporal.store import ItemVersion as ItemVersion
-    from langchain_temporal.store import TemporalStore as TemporalStore
+    from langchain_temporal.langgraph_store import ItemVersion as ItemVersion
+    from langchain_temporal.langgraph_store import TemporalStore as TemporalStore
 
-_LANGGRAPH = {"ItemVersion", "TemporalStore"}  # in langchain_temporal.store: needs langgraph
+_LANGGRAPH = {"ItemVersion", "TemporalStore"}  # in langgraph_store: needs langgraph
 
 
 def __getattr__(name: str) -> object:
     """``TemporalStore`` and ``ItemVersion`` are imported on first use, so that the package
     works without langgraph-checkpoint (the ``langgraph`` extra)."""
     if name in _LANGGRAPH:
-        from langchain_temporal import store
+        from langchain_temporal import langgraph_store
 
-        return getattr(store, name)
+        return getattr(langgraph_store, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,7 +5,7 @@
   ``Embeddings``, e.g. for a ``Chroma`` vector store.
 - :func:`text_llm`: any LangChain chat model, LLM or Runnable as the ``str -> str`` callable
   (with its ``ainvoke`` as the async form) of ``LLMConflictDetector``, ``LLMExtractor`` and
-  ``TemporalMemory(expander=...)``.
+  ``MemoryConfig(expander=...)``.
 """
 
 from __future__ import annotations

@@ -26,7 +26,13 @@ from langchain_temporal.documents import (
     written_metadata,
 )
 from langchain_temporal.retriever import DEFAULT_K
-from shared_core.adapter_toolkit import check_keywords, read_times
+from shared_core.adapter_toolkit import (
+    MemoryOwner,
+    check_keywords,
+    open_owning,
+    owning,
+    read_times,
+)
 from shared_core.embedders.base import Embedder
 from shared_core.errors import InvalidInputError
 from shared_core.extractors.metadata import to_datetime
@@ -34,7 +40,8 @@ from shared_core.facts import Fact, check_namespace, new_fact_id
 from shared_core.filters import Filter, Op, any_of, where
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
-from shared_core.memory import Added, Hit, SearchOptions, TemporalMemory
+from shared_core.memory import Added, Hit, MemoryConfig, SearchOptions, TemporalMemory
+from shared_core.memory.config import memory_config
 from shared_core.memory.options import OPTION_NAMES
 
 RETRIEVER_KWARGS = {
@@ -117,7 +124,7 @@ class TemporalVectorStore(VectorStore):
         base = search_options if search_options is not None else SearchOptions(k=DEFAULT_K)
         self.memory = memory
         self.search_options = base.merged(namespace=namespace)
-        self._owns_memory = False
+        self.memory_owner = MemoryOwner(memory)
         embedder = memory.embedder
         self._embeddings = (
             embedder.embeddings
@@ -141,8 +148,7 @@ class TemporalVectorStore(VectorStore):
 
     def close(self) -> None:
         """Close the memory if this store opened it (``from_texts``); idempotent."""
-        if self._owns_memory:
-            self.memory.close()
+        self.memory_owner.close()
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -155,17 +161,19 @@ class TemporalVectorStore(VectorStore):
         ids: list[str] | None = None,
         memory: TemporalMemory | None = None,
         path: str | Path | None = None,
+        config: MemoryConfig | None = None,
         namespace: str | None = None,
         embedding_name: str | None = None,
         **kwargs: Any,
     ) -> TemporalVectorStore:
         """A store holding ``texts``: over ``memory`` (``embedding`` must be its embedder),
-        over ``TemporalMemory.open(path)`` embedded by ``embedding``, or, with neither, over
-        an in-memory ledger and index. ``embedding_name`` names the model for the index (it
-        refuses another model's vectors; default: the class and its ``model``); a
+        over ``TemporalMemory.open(path, config=config)`` embedded by ``embedding``, or, with
+        neither, over an in-memory ledger and index built as ``config`` says (its ``embedder``
+        stays ``None``: ``embedding`` is the embedder). ``embedding_name`` names the model for
+        the index (it refuses another model's vectors; default: the class and its ``model``); a
         :class:`CoreEmbeddings` brings its core embedder and name. ``close()`` closes a memory
         the store opened. Other keywords go to :meth:`add_texts`."""
-        store = cls._over(embedding, memory, path, namespace, embedding_name)
+        store = cls._over(embedding, memory, path, config, namespace, embedding_name)
         try:
             store.add_texts(texts, metadatas, ids=ids, **kwargs)
         except BaseException:
@@ -179,12 +187,14 @@ class TemporalVectorStore(VectorStore):
         embedding: Embeddings,
         memory: TemporalMemory | None,
         path: str | Path | None,
+        config: MemoryConfig | None,
         namespace: str | None,
         name: str | None,
     ) -> TemporalVectorStore:
         if memory is not None:
-            if path is not None:
-                raise InvalidInputError("path", "is given with memory", "pass one of them")
+            for given, value in (("path", path), ("config", config)):
+                if value is not None:
+                    raise InvalidInputError(given, "is given with memory", "pass one of them")
             if not _embeds_with(embedding, memory.embedder):
                 raise InvalidInputError(
                     "embedding",
@@ -192,18 +202,21 @@ class TemporalVectorStore(VectorStore):
                     "pass the memory's embeddings (TemporalVectorStore(memory).embeddings)",
                 )
             return cls(memory, namespace=namespace)
-        embedder = core_embedder(embedding, name)
+        asked = memory_config(config)
+        if asked.embedder is not None:
+            raise InvalidInputError(
+                "config.embedder", "is given with embedding", "leave it None: embedding embeds"
+            )
+        built = replace(asked, embedder=core_embedder(embedding, name))
+
+        def build(opened: TemporalMemory) -> TemporalVectorStore:
+            return cls(opened, namespace=namespace)
+
         if path is not None:
-            opened = TemporalMemory.open(path, embedder=embedder)
-        else:
-            opened = TemporalMemory(ledger=InMemoryLedger(), index=NumpyIndex(), embedder=embedder)
-        try:
-            store = cls(opened, namespace=namespace)
-        except BaseException:
-            opened.close()
-            raise
-        store._owns_memory = True
-        return store
+            return open_owning(path, built, build)
+        return owning(
+            TemporalMemory(ledger=InMemoryLedger(), index=NumpyIndex(), config=built), build
+        )
 
     # ------------------------------------------------------------------ writes
     def add_texts(

@@ -6,7 +6,7 @@
   ``TemporalVectorStore``, so that LlamaIndex and the memory embed with one model.
 - :func:`text_llm`: any LlamaIndex LLM (completion or chat) as the ``str -> str`` callable, with
   its ``achat`` / ``acomplete`` as the async form, of ``LLMConflictDetector``, ``LLMExtractor``
-  and ``TemporalMemory(expander=...)``.
+  and ``MemoryConfig(expander=...)``.
 """
 
 from __future__ import annotations

@@ -30,12 +30,12 @@ from llamaindex_temporal.nodes import (
     node_id_of,
     node_items,
 )
-from shared_core.adapter_toolkit import check_keywords, search_changes
+from shared_core.adapter_toolkit import MemoryOwner, check_keywords, open_owning, search_changes
 from shared_core.errors import InvalidInputError, NotPicklableError
 from shared_core.extractors.metadata import to_datetime
 from shared_core.facts import Fact, check_namespace
 from shared_core.filters import Filter, Op, all_of, any_of, where
-from shared_core.memory import Hit, SearchOptions, TemporalMemory
+from shared_core.memory import Hit, MemoryConfig, SearchOptions, TemporalMemory
 from shared_core.memory.options import OPTION_NAMES
 
 logger = logging.getLogger(__name__)
@@ -98,7 +98,7 @@ class TemporalVectorStore(BasePydanticVectorStore):
       still do. Withdrawing a fact that superseded another makes the older value current
       again (the withdrawn statement counts as never made). They take ``namespace=``; any
       other keyword is refused by name.
-    - **Pickling**: a store made by :meth:`open` pickles as its folder, its memory options and
+    - **Pickling**: a store made by :meth:`open` pickles as its folder, its ``MemoryConfig`` and
       ``search_options``, and is reopened from them on unpickling (the folder is still for
       one process at a time); an option that does not pickle (a ``ManualClock``, a lambda)
       makes pickling fail with pickle's own ``TypeError``. A store over a memory built by hand
@@ -114,8 +114,8 @@ class TemporalVectorStore(BasePydanticVectorStore):
     search_options: InstanceOf[SearchOptions] = Field(default_factory=SearchOptions)
 
     _memory: TemporalMemory = PrivateAttr()
-    _owns_memory: bool = PrivateAttr(default=False)
-    _opened: tuple[str, dict[str, Any]] | None = PrivateAttr(default=None)  # open()'s arguments
+    _memory_owner: MemoryOwner = PrivateAttr()
+    _opened: tuple[str, MemoryConfig | None] | None = PrivateAttr(default=None)  # open()'s args
 
     def __init__(
         self,
@@ -140,6 +140,7 @@ class TemporalVectorStore(BasePydanticVectorStore):
         # pydantic's generated __init__ takes the fields; mypy (no pydantic plugin) cannot see it
         super().__init__(search_options=options)  # type: ignore[call-arg]
         self._memory = memory
+        self._memory_owner = MemoryOwner(memory)
 
     @property
     def namespace(self) -> str:
@@ -147,21 +148,20 @@ class TemporalVectorStore(BasePydanticVectorStore):
         namespace: str = self.search_options.namespace
         return namespace
 
+    @property
+    def memory_owner(self) -> MemoryOwner:
+        """Whether this store opened its memory (then :meth:`close` closes it)."""
+        return self._memory_owner
+
     @classmethod
     def open(
-        cls, path: str | Path, *, namespace: str | None = None, **memory_options: Any
+        cls, path: str | Path, *, namespace: str | None = None, config: MemoryConfig | None = None
     ) -> TemporalVectorStore:
-        """A store over ``TemporalMemory.open(path, **memory_options)`` (SQLite + Chroma +
-        MiniLM by default); :meth:`close` closes that memory. Such a store can be pickled: it
-        is reopened from ``path`` and ``memory_options`` (see the class)."""
-        memory = TemporalMemory.open(path, **memory_options)
-        try:
-            store = cls(memory, namespace=namespace)
-        except BaseException:
-            memory.close()
-            raise
-        store._owns_memory = True
-        store._opened = (str(path), dict(memory_options))
+        """A store over ``TemporalMemory.open(path, config=config)`` (SQLite + Chroma + MiniLM
+        by default); :meth:`close` closes that memory. Such a store can be pickled: it is
+        reopened from ``path`` and ``config`` (see the class)."""
+        store = open_owning(path, config, lambda memory: cls(memory, namespace=namespace))
+        store._opened = (str(path), config)
         return store
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -175,13 +175,12 @@ class TemporalVectorStore(BasePydanticVectorStore):
                 "that folder and reopened; or pickle your own settings and build the store "
                 "again where you load them",
             )
-        path, options = self._opened
-        return (_reopened, (path, options, self.search_options))
+        path, config = self._opened
+        return (_reopened, (path, config, self.search_options))
 
     def close(self) -> None:
         """Close the memory if this store opened it (see :meth:`open`); idempotent."""
-        if self._owns_memory:
-            self._memory.close()
+        self._memory_owner.close()
 
     @classmethod
     def class_name(cls) -> str:
@@ -358,10 +357,10 @@ class TemporalVectorStore(BasePydanticVectorStore):
 
 
 def _reopened(
-    path: str, options: dict[str, Any], search_options: SearchOptions
+    path: str, config: MemoryConfig | None, search_options: SearchOptions
 ) -> TemporalVectorStore:
     """A pickled store, reopened (see ``TemporalVectorStore.__reduce__``)."""
-    store = TemporalVectorStore.open(path, **options)
+    store = TemporalVectorStore.open(path, config=config)
     store.search_options = search_options
     return store
 

@@ -31,6 +31,10 @@ for both directions live here once:
 - **Search options passed as keywords** (:func:`search_changes`, :func:`read_times`): the names
   are those of :class:`~shared_core.memory.options.SearchOptions`, and times may come as
   ISO-8601 strings with an offset or epoch seconds, as the frameworks pass them.
+- **A memory the adapter opened** (:func:`open_owning`, :func:`owning`, :class:`MemoryOwner`):
+  an adapter's ``open`` builds the adapter over ``TemporalMemory.open(path, config=config)``,
+  closes that memory if building fails, and the adapter's ``close()`` closes it; a memory the
+  caller built and passed in is the caller's to close.
 """
 
 from __future__ import annotations
@@ -38,7 +42,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
 
 from shared_core.dominance import (
     Candidate,
@@ -58,7 +63,9 @@ from shared_core.facts import (
     key_subject,
     thaw_metadata,
 )
+from shared_core.memory.config import MemoryConfig
 from shared_core.memory.hits import Hit
+from shared_core.memory.memory import TemporalMemory
 from shared_core.memory.options import SearchChanges
 
 DEFAULT_TIMESTAMP_FIELD = "valid_from"
@@ -321,3 +328,47 @@ def read_times(changes: SearchChanges) -> SearchChanges:
         if name in read:
             read[name] = to_datetime(read[name], name)
     return read  # type: ignore[return-value]  # the same keys as given
+
+
+class MemoryOwner:
+    """Whether an adapter opened its memory itself: then the adapter's ``close()`` closes the
+    memory (see :func:`owning`); a memory the caller passed in is the caller's to close."""
+
+    def __init__(self, memory: TemporalMemory) -> None:
+        self.memory = memory
+        self.owns = False
+
+    def close(self) -> None:
+        """Close the memory if the adapter owns it; idempotent."""
+        if self.owns:
+            self.memory.close()
+
+
+class OwnsMemory(Protocol):
+    """An adapter that may own its memory (it closes it through its :class:`MemoryOwner`)."""
+
+    @property
+    def memory_owner(self) -> MemoryOwner: ...
+
+
+Adapter = TypeVar("Adapter", bound=OwnsMemory)
+
+
+def owning(memory: TemporalMemory, build: Callable[[TemporalMemory], Adapter]) -> Adapter:
+    """``build(memory)``, an adapter that owns ``memory`` from then on; ``memory`` is closed if
+    building fails (the caller never gets the adapter)."""
+    try:
+        adapter = build(memory)
+    except BaseException:
+        memory.close()
+        raise
+    adapter.memory_owner.owns = True
+    return adapter
+
+
+def open_owning(
+    path: str | Path, config: MemoryConfig | None, build: Callable[[TemporalMemory], Adapter]
+) -> Adapter:
+    """:func:`owning` over ``TemporalMemory.open(path, config=config)``: what an adapter's
+    ``open`` does."""
+    return owning(TemporalMemory.open(path, config=config), build)

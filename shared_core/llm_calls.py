@@ -2,7 +2,7 @@
 
 The LLM judge (:class:`~shared_core.detectors.LLMConflictDetector`), the LLM extractor
 (:class:`~shared_core.extractors.LLMExtractor`) and the query expander
-(``TemporalMemory(expander=...)``) take a :data:`TextLLM`, one of:
+(``MemoryConfig(expander=...)``) take a :data:`TextLLM`, one of:
 
 - a function ``str -> str`` (sync);
 - a coroutine function ``async str -> str`` (async-only; an object whose ``__call__`` is a

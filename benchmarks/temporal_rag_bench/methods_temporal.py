@@ -39,6 +39,7 @@ from shared_core.facts import Fact
 from shared_core.index.chroma import ChromaIndex
 from shared_core.ledger.sqlite.ledger import SQLiteLedger
 from shared_core.memory.claims import ClaimJudge, claim_judge
+from shared_core.memory.config import MemoryConfig
 from shared_core.memory.hits import Hit
 from shared_core.memory.memory import TemporalMemory
 from temporal_rag_bench.methods import StoreMethod, entity_rows, top_with_buffer
@@ -203,10 +204,12 @@ def build_memory(shared: SharedStore, *, capacity: int = BUFFER_SIZE) -> BuiltMe
     memory = TemporalMemory(
         ledger=ledger,
         index=ChromaIndex(client=shared.client, prefix=f"{shared.name}_tm"),
-        embedder=shared.embedder,
-        clock=clock,
-        recency_capacity=capacity,
-        prose_judge=write_time_judge(shared),
+        config=MemoryConfig(
+            embedder=shared.embedder,
+            clock=clock,
+            recency_capacity=capacity,
+            prose_judge=write_time_judge(shared),
+        ),
     )
     for relation, cardinality in shared.dataset.cardinalities.items():
         memory.declare(relation, cardinality)

@@ -31,7 +31,7 @@ from typing import Any
 
 from shared_core.embedders.base import CallableEmbedder, Embedder
 from shared_core.facts import Fact
-from shared_core.memory import Added, TemporalMemory
+from shared_core.memory import Added, MemoryConfig, TemporalMemory
 from shared_core.memory.claims import ClaimJudge
 from shared_core.memory.prose_judge import ProseJudge
 from temporal_rag_bench.datasets import LOCOMO, evidence_ids, require_file, session_dates
@@ -170,7 +170,9 @@ def ingest(
     closings: list[Closing] = []
     recalls: list[float] = []
     seconds = 0.0
-    with TemporalMemory.open(workdir, embedder=embedder, prose_judge=judge) as memory:
+    with TemporalMemory.open(
+        workdir, config=MemoryConfig(embedder=embedder, prose_judge=judge)
+    ) as memory:
         for conversation in conversations:
             for session in conversation.sessions:
                 metadatas = [{"evidence": " ".join(o.evidence)} for o in session.observations]

@@ -1,6 +1,7 @@
 """TemporalMemory: the object users hold (ledger + vector index + embedder + extractor)."""
 
 from shared_core.memory.claims import ClaimJudge, claim_judge
+from shared_core.memory.config import MemoryConfig
 from shared_core.memory.context import count_tokens_default, pack_context
 from shared_core.memory.expansion import expand_query
 from shared_core.memory.fusion import reciprocal_rank_fusion
@@ -13,6 +14,7 @@ __all__ = [
     "Added",
     "ClaimJudge",
     "Hit",
+    "MemoryConfig",
     "ProseJudge",
     "ReconcileReport",
     "SearchChanges",

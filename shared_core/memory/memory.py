@@ -18,28 +18,24 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal, Self, Unpack
+from typing import Any, Self, Unpack
 
 from shared_core.clock import Clock, SystemClock
-from shared_core.embedders.base import Embedder
 from shared_core.embedders.minilm import MiniLMEmbedder
 from shared_core.errors import InvalidInputError
-from shared_core.extractors.base import Extractor
 from shared_core.extractors.metadata import MetadataExtractor
 from shared_core.facts import DEFAULT_NAMESPACE, Cardinality, Fact, ObjectValue
 from shared_core.filters import Filter, as_filter
 from shared_core.index.base import VectorIndex
 from shared_core.ledger.protocol import LedgerStore
 from shared_core.ledger.results import Explanation, WriteResult
-from shared_core.ledger.sqlite.connection import Durability
-from shared_core.llm_calls import TextLLM
-from shared_core.memory.claims import ClaimJudge, check_prose_judge, shipped_claim_judge
+from shared_core.memory.claims import check_prose_judge, shipped_claim_judge
+from shared_core.memory.config import MemoryConfig, memory_config
 from shared_core.memory.connection import open_index, open_ledger
 from shared_core.memory.context import pack_context
 from shared_core.memory.hits import Added, Hit, ReconcileReport
 from shared_core.memory.index_mirror import IndexMirror
 from shared_core.memory.options import CONTEXT_K, SearchChanges, SearchOptions
-from shared_core.memory.prose_judge import ProseJudge
 from shared_core.memory.reader import Reader
 from shared_core.memory.selection import matching_statement_ids, select_facts
 from shared_core.memory.twins import async_twin
@@ -51,52 +47,45 @@ class TemporalMemory:
     """Temporally valid memory for RAG and agents (see docs/design.md for the semantics).
 
     Use :meth:`open` for the embedded default (SQLite + Chroma + MiniLM in one folder),
-    :meth:`connect` for servers (PostgreSQL, a Chroma server), or pass any ledger, index,
-    embedder and extractor. Thread-safe; each method has an ``a*`` twin for async callers,
-    which awaits an LLM's async form on the event loop and runs the blocking work in a worker
-    thread.
+    :meth:`connect` for servers (PostgreSQL, a Chroma server), or pass any ledger and index;
+    a :class:`~shared_core.memory.config.MemoryConfig` gives the embedder, the extractor and
+    the other options. Thread-safe; each method has an ``a*`` twin for async callers, which
+    awaits an LLM's async form on the event loop and runs the blocking work in a worker thread.
 
     Args:
         ledger: the source of truth (facts, versions, supersession).
         index: the vector index mirroring the ledger's version rows.
-        embedder: embeds stored texts and queries; the index is bound to its name and dimension.
-        extractor: turns a text into keyed facts or prose (default: keys from its metadata).
-        clock: the record time's source (default: the system clock).
-        expander: an LLM rewriting queries, for ``search(expand=n)``.
-        recency_capacity: how many of the facts written last a search may union in.
-        reconcile: bring the index up to date with the ledger now.
-        prose_judge: judges new prose at write time (a ClaimJudge or a ProseJudge; default none).
+        config: how the memory is built (:class:`~shared_core.memory.config.MemoryConfig`: the
+            embedder, the index being bound to its name and dimension, the extractor, the
+            clock, the query expander, the recency buffer's capacity, the write-time prose
+            judge, whether to reconcile now); default ``MemoryConfig()``.
 
     Raises:
         EmbedderMismatchError: the index holds another embedder's vectors.
-        InvalidInputError: a prose judge that is not one, or reads another embedder's vectors.
+        InvalidInputError: a config that is not one, or a prose judge that reads another
+            embedder's vectors.
         IndexSyncError: ``reconcile`` could not bring the index up to date.
     """
 
     def __init__(
-        self,
-        *,
-        ledger: LedgerStore,
-        index: VectorIndex,
-        embedder: Embedder,
-        extractor: Extractor | None = None,
-        clock: Clock | None = None,
-        expander: TextLLM | None = None,
-        recency_capacity: int = 8,
-        reconcile: bool = True,
-        prose_judge: ClaimJudge | ProseJudge | None = None,
+        self, *, ledger: LedgerStore, index: VectorIndex, config: MemoryConfig | None = None
     ) -> None:
-        if extractor is None:
-            extractor = MetadataExtractor()
+        """A memory over ``ledger`` and ``index``, built as ``config`` says (default
+        ``MemoryConfig()``: the offline MiniLM, the metadata extractor, the system clock)."""
+        config = memory_config(config)
+        embedder = config.embedder if config.embedder is not None else MiniLMEmbedder()
+        prose_judge = config.prose_judge
+        if prose_judge == "kappa":
+            prose_judge = shipped_claim_judge(config.embedder)
         check_prose_judge(prose_judge, embedder)
         self.prose_judge = prose_judge
         self.ledger = ledger
         self.index = index
         self.embedder = embedder
-        self.extractor = extractor
-        self.clock: Clock = clock if clock is not None else SystemClock()
+        self.extractor = config.extractor if config.extractor is not None else MetadataExtractor()
+        self.clock: Clock = config.clock if config.clock is not None else SystemClock()
         self._lock = threading.RLock()
-        buffer = RecencyBuffer(recency_capacity)
+        buffer = RecencyBuffer(config.recency_capacity)
         self._mirror = IndexMirror(ledger, index, embedder)
         self._reader = Reader(
             ledger,
@@ -105,7 +94,7 @@ class TemporalMemory:
             mirror=self._mirror,
             lock=self._lock,
             buffer=buffer,
-            expander=expander,
+            expander=config.expander,
             clock=self.clock,
         )
         self._writer = Writer(
@@ -114,49 +103,30 @@ class TemporalMemory:
             mirror=self._mirror,
             reader=self._reader,
             lock=self._lock,
-            extractor=extractor,
+            extractor=self.extractor,
             judge=prose_judge,
             clock=self.clock,
         )
         index.bind(embedder=embedder.name, dimension=embedder.dimension)
-        if reconcile:
+        if config.reconcile:
             self.reconcile()
 
     @classmethod
-    def open(
-        cls,
-        path: str | Path,
-        *,
-        embedder: Embedder | None = None,
-        extractor: Extractor | None = None,
-        clock: Clock | None = None,
-        expander: TextLLM | None = None,
-        durability: Durability = "full",
-        prose_judge: ClaimJudge | ProseJudge | Literal["kappa"] | None = None,
-    ) -> TemporalMemory:
-        """The embedded default in one folder: ``ledger.sqlite`` and a Chroma ``index/``,
-        embedded by the offline MiniLM unless another embedder is given.
+    def open(cls, path: str | Path, *, config: MemoryConfig | None = None) -> TemporalMemory:
+        """The embedded default in one folder: ``ledger.sqlite`` and a Chroma ``index/``, built
+        as ``config`` says (embedded by the offline MiniLM unless it names an embedder).
 
-        New prose is not judged at write time by default (``None``: prose is only judged at
-        read time, by ``search(detector=...)``): on real conversations the shipped judge
-        still closes statements that hold (docs/storage.md has the figures). ``"kappa"``
-        turns on the shipped claim judge (:func:`~shared_core.memory.claims.claim_judge`,
-        loaded on the first prose write); any :class:`ClaimJudge` or :class:`ProseJudge`
-        may be given."""
+        New prose is not judged at write time by default (``prose_judge=None``: prose is only
+        judged at read time, by ``search(detector=...)``): on real conversations the shipped
+        judge still closes statements that hold (docs/storage.md has the figures).
+        ``MemoryConfig(prose_judge="kappa")`` turns on the shipped claim judge
+        (:func:`~shared_core.memory.claims.claim_judge`, loaded on the first prose write); any
+        :class:`ClaimJudge` or :class:`ProseJudge` may be given."""
         folder = Path(path)
         if folder.exists() and not folder.is_dir():
             raise InvalidInputError("path", f"{folder} is a file", "pass a folder (or a new path)")
         folder.mkdir(parents=True, exist_ok=True)
-        return cls.connect(
-            ledger=folder / "ledger.sqlite",
-            index=folder / "index",
-            embedder=embedder,
-            extractor=extractor,
-            clock=clock,
-            expander=expander,
-            durability=durability,
-            prose_judge=prose_judge,
-        )
+        return cls.connect(ledger=folder / "ledger.sqlite", index=folder / "index", config=config)
 
     @classmethod
     def connect(
@@ -166,36 +136,25 @@ class TemporalMemory:
         index: str | Path,
         schema: str = "temporal_rag",
         prefix: str = "temporal_rag",
-        embedder: Embedder | None = None,
-        extractor: Extractor | None = None,
-        clock: Clock | None = None,
-        expander: TextLLM | None = None,
-        durability: Durability = "full",
-        prose_judge: ClaimJudge | ProseJudge | Literal["kappa"] | None = None,
+        config: MemoryConfig | None = None,
     ) -> TemporalMemory:
         """A memory on servers or files: ``ledger`` is ``postgresql://user@host:5432/db``
         (its ``schema``) or an SQLite file; ``index`` is a Chroma server,
         ``http://host:8000`` (its collections named from ``prefix``), or a Chroma folder.
-        Several processes may connect to the same servers. The other options are
-        :meth:`open`'s (``durability`` applies to an SQLite ledger)."""
-        if prose_judge == "kappa":
-            prose_judge = shipped_claim_judge(embedder)
-        opened = open_ledger(ledger, schema=schema, clock=clock, durability=durability)
+        Several processes may connect to the same servers. ``config`` is :meth:`open`'s
+        (``durability`` applies to an SQLite ledger). What was opened is closed if building
+        the memory fails."""
+        config = memory_config(config)
+        opened = open_ledger(
+            ledger, schema=schema, clock=config.clock, durability=config.durability
+        )
         try:
             mirror = open_index(index, prefix=prefix)
         except BaseException:
             opened.close()
             raise
         try:
-            return cls(
-                ledger=opened,
-                index=mirror,
-                embedder=embedder if embedder is not None else MiniLMEmbedder(),
-                extractor=extractor,
-                clock=clock,
-                expander=expander,
-                prose_judge=prose_judge,
-            )
+            return cls(ledger=opened, index=mirror, config=config)
         except BaseException:  # e.g. EmbedderMismatchError: the caller never gets the object
             mirror.close()
             opened.close()

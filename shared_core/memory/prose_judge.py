@@ -223,7 +223,7 @@ def _score(judge: ProseJudge, pairs: list[tuple[str, str]]) -> list[float]:
 
 
 def kappa_judge(*, scorer: KappaScorer | None = None, neighbours: int = 10) -> ProseJudge:
-    """Write-time judging of prose with kappa (``TemporalMemory(prose_judge=...)``): each new
+    """Write-time judging of prose with kappa (``MemoryConfig(prose_judge=...)``): each new
     statement against its ``neighbours`` nearest stored ones, at the card's dev-set threshold
     and cosine pre-filter."""
     scorer = KappaScorer() if scorer is None else scorer

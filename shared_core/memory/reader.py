@@ -121,7 +121,7 @@ class Reader:
         ``text`` is None for a search by vector."""
         if options.expand and self._expander is None:
             raise InvalidInputError(
-                "expand", "needs a query expander", "pass expander=... to TemporalMemory"
+                "expand", "needs a query expander", "pass MemoryConfig(expander=...)"
             )
         now = options.valid_at if options.valid_at is not None else self._clock.now()
         valid: Instant = to_instant(now, "valid_at")

@@ -14,7 +14,7 @@ from shared_core.clock import ManualClock
 from shared_core.embedders.base import HashingEmbedder
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
-from shared_core.memory import TemporalMemory
+from shared_core.memory import MemoryConfig, TemporalMemory
 
 CITIES = ("Berlin", "Lisbon", "Porto", "Madrid", "Vienna", "Prague")
 
@@ -25,8 +25,7 @@ def timeline_memory() -> TemporalMemory:
     memory = TemporalMemory(
         ledger=InMemoryLedger(clock=clock),
         index=NumpyIndex(),
-        embedder=HashingEmbedder(256),
-        clock=clock,
+        config=MemoryConfig(embedder=HashingEmbedder(256), clock=clock),
     )
     people = ("Maria", "João", "Ana", "Luis", "Eva", "Tom")
     for year, shift in ((2019, 0), (2023, 1)):

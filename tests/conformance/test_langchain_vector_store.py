@@ -17,7 +17,7 @@ from langchain_tests.integration_tests import VectorStoreIntegrationTests
 from langchain_temporal import LangChainEmbedder, TemporalVectorStore
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
-from shared_core.memory import TemporalMemory
+from shared_core.memory import MemoryConfig, TemporalMemory
 
 EMBEDDINGS = "langchain-tests-deterministic-fake-6"
 
@@ -28,7 +28,9 @@ class TestTemporalVectorStoreStandard(VectorStoreIntegrationTests):
     @pytest.fixture
     def vectorstore(self) -> Iterator[VectorStore]:
         embedder = LangChainEmbedder(self.get_embeddings(), name=EMBEDDINGS)
-        memory = TemporalMemory(ledger=InMemoryLedger(), index=NumpyIndex(), embedder=embedder)
+        memory = TemporalMemory(
+            ledger=InMemoryLedger(), index=NumpyIndex(), config=MemoryConfig(embedder=embedder)
+        )
         with memory:
             yield TemporalVectorStore(memory)
 
@@ -43,7 +45,9 @@ def test_the_standard_view_is_the_current_state_and_history_is_kept() -> None:
     """What the suite checks (a replaced or deleted Document is gone) is the current state; the
     ledger still holds what was replaced and deleted, for as-of searches."""
     embedder = LangChainEmbedder(VectorStoreIntegrationTests.get_embeddings(), name=EMBEDDINGS)
-    memory = TemporalMemory(ledger=InMemoryLedger(), index=NumpyIndex(), embedder=embedder)
+    memory = TemporalMemory(
+        ledger=InMemoryLedger(), index=NumpyIndex(), config=MemoryConfig(embedder=embedder)
+    )
     store = TemporalVectorStore(memory)
     store.add_documents([Document("foo"), Document("bar")], ids=["1", "2"])
     before = memory.clock.now()

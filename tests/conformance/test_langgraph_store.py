@@ -23,7 +23,7 @@ from langchain_temporal import LangChainEmbedder, TemporalStore
 from shared_core.embedders.base import Embedder, HashingEmbedder
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
-from shared_core.memory import TemporalMemory
+from shared_core.memory import MemoryConfig, TemporalMemory
 from tests.conformance.langgraph_vector_suite import VectorSearchConformance
 
 
@@ -51,7 +51,9 @@ class TestTemporalStoreOnFakes(VectorSearchConformance):
     @contextmanager
     def open_store(self, index: dict[str, Any] | None) -> Iterator[BaseStore]:
         memory = TemporalMemory(
-            ledger=InMemoryLedger(), index=NumpyIndex(), embedder=embedder_for(index)
+            ledger=InMemoryLedger(),
+            index=NumpyIndex(),
+            config=MemoryConfig(embedder=embedder_for(index)),
         )
         with memory:
             yield TemporalStore(memory, index=index)  # type: ignore[arg-type]
@@ -70,8 +72,7 @@ class TestTemporalStoreEmbedded(VectorSearchConformance):
             TemporalStore.open(
                 folder,
                 index=index,  # type: ignore[arg-type]
-                embedder=embedder_for(index),
-                durability="normal",
+                config=MemoryConfig(embedder=embedder_for(index), durability="normal"),
             ) as store,
         ):
             yield store

@@ -30,7 +30,7 @@ from shared_core.clock import ManualClock
 from shared_core.embedders.base import HashingEmbedder
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
-from shared_core.memory import TemporalMemory
+from shared_core.memory import MemoryConfig, TemporalMemory
 from tests.conformance.llamaindex_vector_store_suite import (
     DIM,
     EXTRA_OPERATOR_CASES,
@@ -48,8 +48,10 @@ class TestTemporalVectorStore(VectorStoreConformance):
         with TemporalMemory(
             ledger=InMemoryLedger(clock=clock),
             index=NumpyIndex(),
-            embedder=HashingEmbedder(DIM),  # the embedder the suite's vectors come from
-            clock=clock,
+            config=MemoryConfig(
+                embedder=HashingEmbedder(DIM),  # the embedder the suite's vectors come from
+                clock=clock,
+            ),
         ) as memory:
             yield TemporalVectorStore(memory)
 

@@ -29,6 +29,7 @@ from shared_core.ledger.ledger import Ledger
 from shared_core.ledger.postgres.ledger import PostgresLedger
 from shared_core.ledger.results import WriteResult
 from shared_core.ledger.sqlite.ledger import SQLiteLedger
+from shared_core.memory.config import MemoryConfig
 from shared_core.memory.memory import TemporalMemory
 
 SUBJECTS = ("Maria", "Jonas", "Aiko")
@@ -151,7 +152,9 @@ def open_memory(ledger: Ledger, index_location: str) -> TemporalMemory:
     """A TemporalMemory over ``ledger`` and the Chroma server index ``http://host:port#prefix``."""
     url, _, prefix = index_location.partition("#")
     index = ChromaIndex.connect(url, prefix=prefix)
-    return TemporalMemory(ledger=ledger, index=index, embedder=HashingEmbedder(32))
+    return TemporalMemory(
+        ledger=ledger, index=index, config=MemoryConfig(embedder=HashingEmbedder(32))
+    )
 
 
 def http_client(url: str) -> Any:

@@ -45,6 +45,7 @@ from shared_core.ledger.postgres.backend import PostgresBackend
 from shared_core.ledger.records import KIND_ASSERTION
 from shared_core.ledger.results import WriteResult
 from shared_core.ledger.sqlite.backend import SQLiteBackend
+from shared_core.memory.config import MemoryConfig
 from shared_core.memory.index_sync import IndexSync
 from shared_core.memory.memory import TemporalMemory
 
@@ -68,10 +69,14 @@ def open_memory(location: str | Path) -> TemporalMemory:
         url, _, schema = ledger.partition("#")
         server, _, prefix = index.partition("#")
         memory = TemporalMemory.connect(
-            ledger=url, index=server, schema=schema, prefix=prefix, embedder=embedder
+            ledger=url,
+            index=server,
+            schema=schema,
+            prefix=prefix,
+            config=MemoryConfig(embedder=embedder),
         )
     else:
-        memory = TemporalMemory.open(location, embedder=embedder)
+        memory = TemporalMemory.open(location, config=MemoryConfig(embedder=embedder))
     memory.declare("likes", "many")
     return memory
 

@@ -42,6 +42,7 @@ from shared_core.ledger.postgres.connection import lock_id
 from shared_core.ledger.postgres.ledger import PostgresLedger
 from shared_core.ledger.records import StatementRow
 from shared_core.ledger.sqlite.ledger import SQLiteLedger
+from shared_core.memory.config import MemoryConfig
 from shared_core.memory.memory import TemporalMemory
 from tests.integration.concurrent_writer import (
     CARDINALITIES,
@@ -291,7 +292,7 @@ def test_four_memories_in_four_processes_share_a_server_ledger_and_index(
         memory = TemporalMemory(
             ledger=PostgresLedger(postgres_url, schema=schema),
             index=ChromaIndex.connect(chroma_url, prefix=prefix),
-            embedder=HashingEmbedder(32),
+            config=MemoryConfig(embedder=HashingEmbedder(32)),
         )
         with memory:
             counts = check_everything(memory.ledger, logs)
@@ -324,7 +325,7 @@ def test_eight_threads_through_one_memory_keep_ledger_and_index_in_step(
     memory = TemporalMemory(
         ledger=store.open(),
         index=ChromaIndex(tmp_path / "index"),
-        embedder=HashingEmbedder(32),
+        config=MemoryConfig(embedder=HashingEmbedder(32)),
     )
     with memory:
         logs = in_threads(8, lambda w: run(Target.of_memory(memory), w, 25, SEED + 1))

@@ -50,6 +50,7 @@ from shared_core.embedders.base import HashingEmbedder
 from shared_core.facts import Fact
 from shared_core.index.chroma import ChromaIndex
 from shared_core.ledger.records import StatementRow, VersionRow
+from shared_core.memory.config import MemoryConfig
 from shared_core.memory.memory import TemporalMemory
 from tests.integration.crash_writer import day, open_memory
 from tests.integration.ledger_checks import (
@@ -254,7 +255,7 @@ def test_the_overlap_check_can_fail() -> None:
 
 
 def test_history_search_finds_every_version_of_a_repeated_text(tmp_path: Path) -> None:
-    memory = TemporalMemory.open(tmp_path, embedder=HashingEmbedder(64))
+    memory = TemporalMemory.open(tmp_path, config=MemoryConfig(embedder=HashingEmbedder(64)))
     with memory:
         memory.add_many(
             Fact(

@@ -33,7 +33,7 @@ from shared_core.errors import (
     TemporalRagError,
 )
 from shared_core.ledger import SQLiteLedger
-from shared_core.memory import TemporalMemory
+from shared_core.memory import MemoryConfig, TemporalMemory
 
 SERIAL = itertools.count()
 STORAGE = settings(
@@ -60,7 +60,9 @@ def digest(folder: Path) -> dict[str, str]:
 
 
 def make_ledger(path: Path, facts: int = 40) -> None:
-    with TemporalMemory.open(path.parent, embedder=HashingEmbedder(16)) as memory:
+    with TemporalMemory.open(
+        path.parent, config=MemoryConfig(embedder=HashingEmbedder(16))
+    ) as memory:
         for i in range(facts):
             memory.add(
                 f"Maria lives in city {i}.",
@@ -129,7 +131,7 @@ def test_garbage_is_refused_and_left_alone(tmp_path: Path, content: bytes, error
     with pytest.raises(error):
         SQLiteLedger(path)
     with pytest.raises(error):
-        TemporalMemory.open(tmp_path, embedder=HashingEmbedder(16))
+        TemporalMemory.open(tmp_path, config=MemoryConfig(embedder=HashingEmbedder(16)))
     assert path.read_bytes() == content
     assert not (tmp_path / "index").exists()  # refused before the index was created
 
@@ -139,7 +141,7 @@ def test_a_directory_is_not_a_ledger(tmp_path: Path) -> None:
         SQLiteLedger(tmp_path)
     (tmp_path / "ledger.sqlite").mkdir()
     with pytest.raises(NotALedgerError):
-        TemporalMemory.open(tmp_path, embedder=HashingEmbedder(16))
+        TemporalMemory.open(tmp_path, config=MemoryConfig(embedder=HashingEmbedder(16)))
 
 
 def test_an_empty_file_is_no_ledger_when_one_must_exist(tmp_path: Path) -> None:
@@ -221,14 +223,16 @@ def test_damaged_pages_surface_as_ledger_corrupt_error(tmp_path: Path, pristine:
 def test_a_chroma_folder_of_another_embedder_is_refused_unchanged(
     tmp_path: Path, other: Callable[[], Any]
 ) -> None:
-    with TemporalMemory.open(tmp_path, embedder=HashingEmbedder(16)) as memory:
+    with TemporalMemory.open(tmp_path, config=MemoryConfig(embedder=HashingEmbedder(16))) as memory:
         memory.add("Maria lives in Lisbon.", subject="Maria", relation="lives in", object="Lisbon")
     before = digest(tmp_path)
     with pytest.raises(EmbedderMismatchError):
-        TemporalMemory.open(tmp_path, embedder=other())
+        TemporalMemory.open(tmp_path, config=MemoryConfig(embedder=other()))
     ledger = str(tmp_path / "ledger.sqlite")
     assert digest(tmp_path / "ledger.sqlite") == {ledger: before[ledger]}
-    with TemporalMemory.open(tmp_path, embedder=HashingEmbedder(16)) as memory:  # still usable
+    with TemporalMemory.open(
+        tmp_path, config=MemoryConfig(embedder=HashingEmbedder(16))
+    ) as memory:  # still usable
         assert [h.fact.object for h in memory.search("Maria", k=3)] == ["Lisbon"]
 
 
@@ -236,7 +240,7 @@ def test_a_chroma_folder_of_another_embedder_is_refused_unchanged(
 @pytest.fixture(scope="module")
 def embedded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TemporalMemory]:
     folder = tmp_path_factory.mktemp("embedded")
-    with TemporalMemory.open(folder, embedder=HashingEmbedder(16)) as memory:
+    with TemporalMemory.open(folder, config=MemoryConfig(embedder=HashingEmbedder(16))) as memory:
         yield memory
 
 
@@ -282,7 +286,7 @@ def test_open_refused_for_another_embedder_closes_what_it_opened(
     """Found by this suite: the refusal left the SQLite connection and the Chroma client open."""
     from shared_core.index.chroma import ChromaIndex
 
-    with TemporalMemory.open(tmp_path, embedder=HashingEmbedder(16)) as memory:
+    with TemporalMemory.open(tmp_path, config=MemoryConfig(embedder=HashingEmbedder(16))) as memory:
         memory.add("Maria lives in Lisbon.")
     closed: list[str] = []
     for cls in (SQLiteLedger, ChromaIndex):
@@ -294,5 +298,5 @@ def test_open_refused_for_another_embedder_closes_what_it_opened(
 
         monkeypatch.setattr(cls, "close", close)
     with pytest.raises(EmbedderMismatchError):
-        TemporalMemory.open(tmp_path, embedder=HashingEmbedder(32))
+        TemporalMemory.open(tmp_path, config=MemoryConfig(embedder=HashingEmbedder(32)))
     assert sorted(closed) == ["ChromaIndex", "SQLiteLedger"]

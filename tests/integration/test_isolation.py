@@ -29,7 +29,7 @@ from shared_core.embedders.base import HashingEmbedder
 from shared_core.facts import Fact
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
-from shared_core.memory import Hit, TemporalMemory
+from shared_core.memory import Hit, MemoryConfig, TemporalMemory
 
 A, B = "tenant-a", "tenant-b"
 START = datetime(2024, 1, 1, tzinfo=UTC)
@@ -89,8 +89,7 @@ def build(plan: list[Write]) -> tuple[TemporalMemory, dict[str, set[str]]]:
     memory = TemporalMemory(
         ledger=InMemoryLedger(clock=clock),
         index=NumpyIndex(),
-        embedder=HashingEmbedder(32),
-        clock=clock,
+        config=MemoryConfig(embedder=HashingEmbedder(32), clock=clock),
     )
     ids: dict[str, set[str]] = {A: set(), B: set()}
     for write in plan:

@@ -144,12 +144,14 @@ def test_open_no_longer_judges_prose_by_default(tmp_path: Path) -> None:
 def test_open_with_kappa_makes_claims_and_leaves_unsure_prose_alone(tmp_path: Path) -> None:
     from datetime import UTC, datetime
 
-    from shared_core import ClaimJudge, TemporalMemory
+    from shared_core import ClaimJudge, MemoryConfig, TemporalMemory
 
     def at(year: int) -> datetime:
         return datetime(year, 1, 1, tzinfo=UTC)
 
-    with TemporalMemory.open(tmp_path / "memory", prose_judge="kappa") as memory:
+    with TemporalMemory.open(
+        tmp_path / "memory", config=MemoryConfig(prose_judge="kappa")
+    ) as memory:
         judge = memory.prose_judge
         framed = memory.add("Anika Quintero's home city is Denver.", valid_from=at(2021))
         news = memory.add("Anika Quintero has two cats, Miso and Tofu.", valid_from=at(2022))
@@ -174,13 +176,13 @@ def test_open_with_kappa_makes_claims_and_leaves_unsure_prose_alone(tmp_path: Pa
 def test_without_a_prose_judge_prose_is_only_judged_at_read_time(tmp_path: Path) -> None:
     from datetime import UTC, datetime
 
-    from shared_core import TemporalMemory
+    from shared_core import MemoryConfig, TemporalMemory
 
     texts = [
         "Anika Quintero works for Lumen Games.",
         "Anika Quintero left Lumen Games and now works at Harborview Logistics.",
     ]
-    with TemporalMemory.open(tmp_path / "memory", prose_judge=None) as memory:
+    with TemporalMemory.open(tmp_path / "memory", config=MemoryConfig(prose_judge=None)) as memory:
         for year, text in zip((2021, 2023), texts, strict=True):
             memory.add(text, valid_from=datetime(year, 1, 1, tzinfo=UTC))
         plain = {h.fact.text for h in memory.search("Where does Anika work?", k=5)}

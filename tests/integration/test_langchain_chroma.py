@@ -21,7 +21,7 @@ from shared_core.clock import ManualClock
 from shared_core.embedders.base import CallableEmbedder
 from shared_core.embedders.minilm import MiniLMEmbedder
 from shared_core.extractors.metadata import MetadataExtractor
-from shared_core.memory import TemporalMemory
+from shared_core.memory import MemoryConfig, TemporalMemory
 
 K = 4
 MOVES = {  # person: (old city, new city)
@@ -95,10 +95,12 @@ def memory(
     clock = ManualClock(datetime(2024, 6, 1, tzinfo=UTC))
     with TemporalMemory.open(
         tmp_path_factory.mktemp("memory"),
-        embedder=embedder,
-        extractor=MetadataExtractor(valid_from_field="timestamp"),
-        clock=clock,
-        durability="normal",
+        config=MemoryConfig(
+            embedder=embedder,
+            extractor=MetadataExtractor(valid_from_field="timestamp"),
+            clock=clock,
+            durability="normal",
+        ),
     ) as memory:
         TemporalRetriever(memory=memory).add_documents(timeline())
         yield memory

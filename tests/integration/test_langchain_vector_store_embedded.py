@@ -15,7 +15,7 @@ from langchain_tests.integration_tests import VectorStoreIntegrationTests
 
 from langchain_temporal import CoreEmbeddings, LangChainEmbedder, TemporalVectorStore
 from shared_core.embedders.minilm import MiniLMEmbedder
-from shared_core.memory import TemporalMemory
+from shared_core.memory import MemoryConfig, TemporalMemory
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +29,9 @@ class TestEmbeddedStackStandard(VectorStoreIntegrationTests):
     @pytest.fixture
     def vectorstore(self, tmp_path: Path) -> Iterator[VectorStore]:
         embedder = LangChainEmbedder(self.get_embeddings(), name="langchain-tests-fake-6")
-        with TemporalMemory.open(tmp_path / "memory", embedder=embedder) as memory:
+        with TemporalMemory.open(
+            tmp_path / "memory", config=MemoryConfig(embedder=embedder)
+        ) as memory:
             yield TemporalVectorStore(memory)
 
 
@@ -38,7 +40,9 @@ class TestDefaultStackStandard(VectorStoreIntegrationTests):
 
     @pytest.fixture
     def vectorstore(self, tmp_path: Path, minilm: MiniLMEmbedder) -> Iterator[VectorStore]:
-        with TemporalMemory.open(tmp_path / "memory", embedder=minilm) as memory:
+        with TemporalMemory.open(
+            tmp_path / "memory", config=MemoryConfig(embedder=minilm)
+        ) as memory:
             yield TemporalVectorStore(memory)
 
 
@@ -57,7 +61,7 @@ def test_from_texts_in_a_folder_reopens_as_the_default_memory(
     between = datetime.now(UTC)
     store.add_texts(["Deploys happen on Wednesdays."], ids=["deploys"])
     store.close()
-    with TemporalMemory.open(folder, embedder=minilm) as memory:
+    with TemporalMemory.open(folder, config=MemoryConfig(embedder=minilm)) as memory:
         reopened = TemporalVectorStore(memory)
         assert [d.page_content for d in reopened.get_by_ids(["deploys", "on-call"])] == [
             "Deploys happen on Wednesdays.",

@@ -28,6 +28,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 from llamaindex_temporal import CoreEmbedding, TemporalNodePostprocessor, TemporalVectorStore
 from shared_core.clock import ManualClock
 from shared_core.embedders.minilm import MiniLMEmbedder
+from shared_core.memory import MemoryConfig
 
 START = datetime(2024, 6, 1, tzinfo=UTC)
 QUESTION = "Where does Maria live?"
@@ -96,7 +97,9 @@ class World:
 
     def __init__(self, folder: Path, minilm: MiniLMEmbedder) -> None:
         self.clock = ManualClock(START)
-        self.store = TemporalVectorStore.open(folder, embedder=minilm, clock=self.clock)
+        self.store = TemporalVectorStore.open(
+            folder, config=MemoryConfig(embedder=minilm, clock=self.clock)
+        )
         self.index = VectorStoreIndex.from_vector_store(
             self.store, embed_model=CoreEmbedding(minilm)
         )
@@ -228,7 +231,9 @@ def test_an_ingestion_pipeline_writes_into_the_store(
     tmp_path: Path, minilm: MiniLMEmbedder
 ) -> None:
     clock = ManualClock(START)
-    store = TemporalVectorStore.open(tmp_path / "memory", embedder=minilm, clock=clock)
+    store = TemporalVectorStore.open(
+        tmp_path / "memory", config=MemoryConfig(embedder=minilm, clock=clock)
+    )
     try:
         pipeline = IngestionPipeline(
             transformations=[SentenceSplitter(chunk_size=256), CoreEmbedding(minilm)],
@@ -271,7 +276,7 @@ async def test_async_concurrency_from_vector_store_index_is_accepted(
     the store's ``async_add``; the store ignores them, as LlamaIndex's own stores do. (On a
     running loop LlamaIndex builds on a loop of its own and closes it; called from sync code it
     would leave the loop it creates open.)"""
-    store = TemporalVectorStore.open(tmp_path / "memory", embedder=minilm)
+    store = TemporalVectorStore.open(tmp_path / "memory", config=MemoryConfig(embedder=minilm))
     try:
         index = VectorStoreIndex.from_documents(
             documents(),
@@ -291,7 +296,9 @@ def test_an_index_over_an_opened_store_survives_pickling(
     tmp_path: Path, minilm: MiniLMEmbedder
 ) -> None:
     """The store is pickled as its folder and options, and reopened from them."""
-    store = TemporalVectorStore.open(tmp_path / "memory", embedder=minilm, namespace="maria")
+    store = TemporalVectorStore.open(
+        tmp_path / "memory", namespace="maria", config=MemoryConfig(embedder=minilm)
+    )
     index = VectorStoreIndex.from_vector_store(store, embed_model=CoreEmbedding(minilm))
     for document in documents():
         index.insert(document)
@@ -318,7 +325,9 @@ def test_an_index_over_an_opened_store_survives_pickling(
 def test_an_option_that_does_not_pickle_fails_when_pickled_not_when_loaded(
     tmp_path: Path, minilm: MiniLMEmbedder
 ) -> None:
-    store = TemporalVectorStore.open(tmp_path / "memory", embedder=minilm, clock=ManualClock(START))
+    store = TemporalVectorStore.open(
+        tmp_path / "memory", config=MemoryConfig(embedder=minilm, clock=ManualClock(START))
+    )
     try:
         with pytest.raises(TypeError, match="pickle"):
             pickle.dumps(store)  # the ManualClock holds a lock

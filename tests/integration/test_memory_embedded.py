@@ -17,7 +17,7 @@ from shared_core.errors import EmbedderMismatchError, InvalidInputError
 from shared_core.facts import Fact
 from shared_core.index.chroma import ChromaIndex
 from shared_core.ledger.sqlite.ledger import SQLiteLedger
-from shared_core.memory import Hit, TemporalMemory
+from shared_core.memory import Hit, MemoryConfig, TemporalMemory
 
 START = datetime(2024, 6, 1, tzinfo=UTC)
 
@@ -38,7 +38,9 @@ def clock() -> ManualClock:
 
 @pytest.fixture
 def memory(tmp_path: Path, minilm: MiniLMEmbedder, clock: ManualClock) -> Iterator[TemporalMemory]:
-    with TemporalMemory.open(tmp_path / "memory", embedder=minilm, clock=clock) as memory:
+    with TemporalMemory.open(
+        tmp_path / "memory", config=MemoryConfig(embedder=minilm, clock=clock)
+    ) as memory:
         yield memory
 
 
@@ -201,7 +203,9 @@ def test_current_search_beats_plain_chroma_on_accumulated_stale_copies(
     )
     plain.add(ids=[str(i) for i in range(len(facts))], documents=all_texts,
               embeddings=[vectors[t] for t in all_texts])  # fmt: skip
-    with TemporalMemory.open(tmp_path / "m", embedder=cached, clock=clock) as memory:
+    with TemporalMemory.open(
+        tmp_path / "m", config=MemoryConfig(embedder=cached, clock=clock)
+    ) as memory:
         memory.add_many(facts)
         plain_stale = ours_new = ours_stale = 0
         for person in people:
@@ -220,12 +224,16 @@ def test_current_search_beats_plain_chroma_on_accumulated_stale_copies(
 def test_reopening_keeps_everything_and_reconciles_cheaply(
     tmp_path: Path, minilm: MiniLMEmbedder, clock: ManualClock
 ) -> None:
-    with TemporalMemory.open(tmp_path / "m", embedder=minilm, clock=clock) as memory:
+    with TemporalMemory.open(
+        tmp_path / "m", config=MemoryConfig(embedder=minilm, clock=clock)
+    ) as memory:
         lives(memory, clock, "Berlin", d(2019))
         lives(memory, clock, "Porto", d(2023))
         # a crash after the ledger commit and before the index write, simulated:
         memory.ledger.write(Fact(text="Maria adopted a cat named Miso.", valid_from=d(2024)))
-    with TemporalMemory.open(tmp_path / "m", embedder=minilm, clock=clock) as memory:
+    with TemporalMemory.open(
+        tmp_path / "m", config=MemoryConfig(embedder=minilm, clock=clock)
+    ) as memory:
         assert memory.reconcile().embedded == 0
         assert texts(memory.search("Where does Maria live?", k=1)) == ["Maria lives in Porto."]
         assert texts(memory.search("Does Maria have a pet?", k=1)) == [
@@ -236,18 +244,24 @@ def test_reopening_keeps_everything_and_reconciles_cheaply(
 def test_a_folder_from_another_embedder_is_refused(
     tmp_path: Path, minilm: MiniLMEmbedder, clock: ManualClock
 ) -> None:
-    with TemporalMemory.open(tmp_path / "m", embedder=minilm, clock=clock) as memory:
+    with TemporalMemory.open(
+        tmp_path / "m", config=MemoryConfig(embedder=minilm, clock=clock)
+    ) as memory:
         memory.add("Maria likes tea.")
     with pytest.raises(EmbedderMismatchError):
-        TemporalMemory.open(tmp_path / "m", embedder=HashingEmbedder(384, name="other"))
-    with TemporalMemory.open(tmp_path / "m", embedder=minilm, clock=clock) as memory:
+        TemporalMemory.open(
+            tmp_path / "m", config=MemoryConfig(embedder=HashingEmbedder(384, name="other"))
+        )
+    with TemporalMemory.open(
+        tmp_path / "m", config=MemoryConfig(embedder=minilm, clock=clock)
+    ) as memory:
         assert texts(memory.search("tea")) == ["Maria likes tea."]
 
 
 def test_open_refuses_a_file_path(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     with pytest.raises(InvalidInputError, match="path"):
-        TemporalMemory.open(tmp_path / "file", embedder=HashingEmbedder())
+        TemporalMemory.open(tmp_path / "file", config=MemoryConfig(embedder=HashingEmbedder()))
 
 
 def test_search_skips_the_change_feed_until_a_commit_from_anywhere(
@@ -255,7 +269,9 @@ def test_search_skips_the_change_feed_until_a_commit_from_anywhere(
 ) -> None:
     from shared_core.ledger.sqlite.ledger import SQLiteLedger
 
-    with TemporalMemory.open(tmp_path / "m", embedder=HashingEmbedder(), clock=clock) as memory:
+    with TemporalMemory.open(
+        tmp_path / "m", config=MemoryConfig(embedder=HashingEmbedder(), clock=clock)
+    ) as memory:
         memory.add("Maria likes tea.")
         memory.search("tea")
         asked: list[object] = []
@@ -286,7 +302,9 @@ def test_a_lagging_index_never_surfaces_a_retired_version_as_of_the_past(
     # visible: the index's stale belief that Berlin still holds must not leak through
     ledger = SQLiteLedger(tmp_path / "ledger.sqlite", clock=clock)
     index = LaggingChroma(tmp_path / "index")
-    with TemporalMemory(ledger=ledger, index=index, embedder=HashingEmbedder(), clock=clock) as m:
+    with TemporalMemory(
+        ledger=ledger, index=index, config=MemoryConfig(embedder=HashingEmbedder(), clock=clock)
+    ) as m:
         berlin = lives(m, clock, "Berlin", d(2020))
         lives(m, clock, "Porto", d(2023))
         m.add_many([f"Maria once visited town number {n}." for n in range(40)])
@@ -323,9 +341,9 @@ def test_a_past_search_that_lists_the_visible_rows_answers_as_the_filtered_one(
     with TemporalMemory(
         ledger=ledger,
         index=index,
-        embedder=HashingEmbedder(),
-        clock=clock,
-        expander=lambda prompt: rewrites,
+        config=MemoryConfig(
+            embedder=HashingEmbedder(), clock=clock, expander=lambda prompt: rewrites
+        ),
     ) as m:
         berlin = lives(m, clock, "Berlin", d(2020))
         lives(m, clock, "Porto", d(2023))

@@ -13,7 +13,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from shared_core import HashingEmbedder, NumpyIndex, TemporalMemory
+from shared_core import HashingEmbedder, MemoryConfig, NumpyIndex, TemporalMemory
 from shared_core.errors import (
     InvalidInputError,
     LedgerError,
@@ -97,7 +97,7 @@ def test_a_memory_over_postgres_searches_the_current_state(postgres_url: str, sc
     memory = TemporalMemory(
         ledger=PostgresLedger(postgres_url, schema=schema),
         index=NumpyIndex(),
-        embedder=HashingEmbedder(dimension=64),
+        config=MemoryConfig(embedder=HashingEmbedder(dimension=64)),
     )
     with memory:
         memory.add(lives("Berlin", 2019))

@@ -15,7 +15,7 @@ from llama_index.core import VectorStoreIndex
 
 from langchain_temporal import TemporalRetriever
 from llamaindex_temporal import CoreEmbedding, TemporalVectorStore
-from shared_core import ChromaIndex, HashingEmbedder, PostgresLedger, TemporalMemory
+from shared_core import ChromaIndex, HashingEmbedder, MemoryConfig, PostgresLedger, TemporalMemory
 from shared_core.errors import InvalidInputError
 from tests.servers import drop_schema
 
@@ -32,7 +32,9 @@ def servers(postgres_url: str, chroma_url: str) -> Iterator[dict[str, str]]:
 
 
 def connect(servers: dict[str, str]) -> TemporalMemory:
-    return TemporalMemory.connect(**servers, embedder=HashingEmbedder(dimension=64))
+    return TemporalMemory.connect(
+        **servers, config=MemoryConfig(embedder=HashingEmbedder(dimension=64))
+    )
 
 
 def test_a_worker_sees_what_another_wrote_through_langchain(servers: dict[str, str]) -> None:
@@ -75,4 +77,6 @@ def test_locations_of_another_kind_name_the_field(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     with pytest.raises(InvalidInputError, match=field):
-        TemporalMemory.connect(ledger=ledger, index=index, embedder=HashingEmbedder(dimension=8))
+        TemporalMemory.connect(
+            ledger=ledger, index=index, config=MemoryConfig(embedder=HashingEmbedder(dimension=8))
+        )

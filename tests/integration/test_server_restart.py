@@ -14,7 +14,14 @@ from typing import Any
 
 import pytest
 
-from shared_core import ChromaIndex, Fact, HashingEmbedder, PostgresLedger, TemporalMemory
+from shared_core import (
+    ChromaIndex,
+    Fact,
+    HashingEmbedder,
+    MemoryConfig,
+    PostgresLedger,
+    TemporalMemory,
+)
 from shared_core.errors import TemporalRagError
 from tests.integration.ledger_checks import index_disagreements, overlapping_versions
 from tests.servers import PostgresCluster, ServerUnavailableError, postgres_cluster, unavailable
@@ -73,7 +80,7 @@ def test_a_restart_mid_writes_keeps_acknowledged_writes_and_the_index_catches_up
     memory = TemporalMemory(
         ledger=PostgresLedger(cluster.url, schema=name, connect_timeout=2, lock_timeout=2),
         index=ChromaIndex.connect(chroma_url, prefix=name),
-        embedder=HashingEmbedder(32),
+        config=MemoryConfig(embedder=HashingEmbedder(32)),
     )
     log: list[dict[str, Any]] = []
     stop = threading.Event()

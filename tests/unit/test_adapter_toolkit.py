@@ -32,7 +32,7 @@ from shared_core.errors import InvalidInputError
 from shared_core.facts import FactKey
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
-from shared_core.memory import TemporalMemory
+from shared_core.memory import MemoryConfig, TemporalMemory
 
 QUERY = "Where does Maria live?"
 RECORD_FIELDS = [
@@ -62,8 +62,9 @@ TIMELINE = [
 def memory() -> Iterator[TemporalMemory]:
     clock = ManualClock(datetime(2024, 6, 1, tzinfo=UTC))
     with TemporalMemory(
-        ledger=InMemoryLedger(clock=clock), index=NumpyIndex(), embedder=HashingEmbedder(64),
-        clock=clock,
+        ledger=InMemoryLedger(clock=clock),
+        index=NumpyIndex(),
+        config=MemoryConfig(embedder=HashingEmbedder(64), clock=clock),
     ) as memory:  # fmt: skip
         yield memory
 

@@ -30,7 +30,7 @@ from shared_core.extractors.llm import LLMExtractor
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
 from shared_core.llm_calls import TextLLMPair, is_async_only, is_native_async
-from shared_core.memory import TemporalMemory
+from shared_core.memory import MemoryConfig, TemporalMemory
 from shared_core.memory.expansion import aexpand_query, expand_query
 
 KINDS = ["sync", "async", "pair"]
@@ -198,10 +198,12 @@ def memory_with(kind: str, clock: ManualClock) -> TemporalMemory:
     return TemporalMemory(
         ledger=InMemoryLedger(clock=clock),
         index=NumpyIndex(),
-        embedder=HashingEmbedder(128),
-        extractor=LLMExtractor(Fake(extractor_rule).llm(kind)),
-        expander=Fake(expander_rule).llm(kind),
-        clock=clock,
+        config=MemoryConfig(
+            embedder=HashingEmbedder(128),
+            extractor=LLMExtractor(Fake(extractor_rule).llm(kind)),
+            expander=Fake(expander_rule).llm(kind),
+            clock=clock,
+        ),
     )
 
 
@@ -256,10 +258,12 @@ async def test_memory_async_paths_await_async_llms_on_the_loop(clock: ManualCloc
     with TemporalMemory(
         ledger=InMemoryLedger(clock=clock),
         index=NumpyIndex(),
-        embedder=HashingEmbedder(128),
-        extractor=LLMExtractor(extractor.asynchronous),
-        expander=expander.asynchronous,
-        clock=clock,
+        config=MemoryConfig(
+            embedder=HashingEmbedder(128),
+            extractor=LLMExtractor(extractor.asynchronous),
+            expander=expander.asynchronous,
+            clock=clock,
+        ),
     ) as memory:
         await memory.aadd_many(TEXTS)
         detector = LLMConflictDetector(judge.asynchronous)
@@ -277,9 +281,9 @@ async def test_memory_async_paths_run_sync_llms_off_the_loop(clock: ManualClock)
     with TemporalMemory(
         ledger=InMemoryLedger(clock=clock),
         index=NumpyIndex(),
-        embedder=HashingEmbedder(128),
-        extractor=LLMExtractor(extractor.sync),
-        clock=clock,
+        config=MemoryConfig(
+            embedder=HashingEmbedder(128), extractor=LLMExtractor(extractor.sync), clock=clock
+        ),
     ) as memory:
         await memory.aadd_many(TEXTS)
         await memory.asearch("Where does Maria live?", detector=LLMConflictDetector(judge.sync))

@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from shared_core import Fact, HashingEmbedder, InMemoryLedger, NumpyIndex, TemporalMemory
+from shared_core import (
+    Fact,
+    HashingEmbedder,
+    InMemoryLedger,
+    MemoryConfig,
+    NumpyIndex,
+    TemporalMemory,
+)
 from shared_core.detectors.frames import Frame, FrameProfile
 from shared_core.detectors.kappa import Verdict
 from shared_core.errors import InvalidInputError
@@ -93,7 +100,9 @@ def memory(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[..., Temp
         )
         ledger = request.param(tmp_path)
         return TemporalMemory(
-            ledger=ledger, index=NumpyIndex(), embedder=EMBEDDER, prose_judge=judge
+            ledger=ledger,
+            index=NumpyIndex(),
+            config=MemoryConfig(embedder=EMBEDDER, prose_judge=judge),
         )
 
     return make
@@ -310,7 +319,9 @@ def test_a_frame_head_of_another_embedder_is_refused() -> None:
     judge = ClaimJudge(CityScorer(), MiniLMFrames(), RULE, 0.9, 0.9)
     with pytest.raises(InvalidInputError, match=r"prose_judge.*reads sentence-transformers"):
         TemporalMemory(
-            ledger=InMemoryLedger(), index=NumpyIndex(), embedder=EMBEDDER, prose_judge=judge
+            ledger=InMemoryLedger(),
+            index=NumpyIndex(),
+            config=MemoryConfig(embedder=EMBEDDER, prose_judge=judge),
         )
 
 
@@ -369,7 +380,9 @@ def open_world(ledger: LedgerStore) -> TemporalMemory:
         restates_threshold=0.9,
         state_threshold=0.5,
     )
-    return TemporalMemory(ledger=ledger, index=NumpyIndex(), embedder=EMBEDDER, prose_judge=judge)
+    return TemporalMemory(
+        ledger=ledger, index=NumpyIndex(), config=MemoryConfig(embedder=EMBEDDER, prose_judge=judge)
+    )
 
 
 @pytest.mark.parametrize("make", LEDGERS, ids=["in-memory", "sqlite"])
@@ -460,7 +473,9 @@ def test_two_states_of_unlike_attributes_are_never_judged_against_each_other(
     scorer = CityScorer(always_ends=True)
     judge = ClaimJudge(scorer, TwoAttributes(), RULE, 0.9, 0.9, agreement_threshold=0.5)
     memory = TemporalMemory(
-        ledger=make(tmp_path), index=NumpyIndex(), embedder=EMBEDDER, prose_judge=judge
+        ledger=make(tmp_path),
+        index=NumpyIndex(),
+        config=MemoryConfig(embedder=EMBEDDER, prose_judge=judge),
     )
     with memory as mem:
         mem.add("Maria's favourite tea is sencha.", valid_from=at(2020))

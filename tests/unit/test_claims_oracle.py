@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shared_core import HashingEmbedder, InMemoryLedger, NumpyIndex, TemporalMemory
+from shared_core import HashingEmbedder, InMemoryLedger, MemoryConfig, NumpyIndex, TemporalMemory
 from shared_core.clock import ManualClock
 from shared_core.detectors.frames import Frame, FrameProfile
 from shared_core.detectors.kappa import Verdict
@@ -97,9 +97,7 @@ def check_claims(
     memory = TemporalMemory(
         ledger=ledger,
         index=NumpyIndex(),
-        embedder=HashingEmbedder(dimension=32),
-        clock=clock,
-        prose_judge=judge,
+        config=MemoryConfig(embedder=HashingEmbedder(dimension=32), clock=clock, prose_judge=judge),
     )
     known: list[tuple[datetime, list[tuple[str, str, int]]]] = []  # (known at, said by then)
     start = 0

@@ -35,7 +35,7 @@ from shared_core.facts import Fact
 from shared_core.filters import where
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
-from shared_core.memory import TemporalMemory
+from shared_core.memory import MemoryConfig, TemporalMemory
 
 START = datetime(2024, 1, 1, tzinfo=UTC)
 FUZZ = settings(
@@ -112,9 +112,7 @@ def make_memory(**options: Any) -> TemporalMemory:
     memory = TemporalMemory(
         ledger=InMemoryLedger(clock=clock),
         index=NumpyIndex(),
-        embedder=embedder,
-        clock=clock,
-        **options,
+        config=MemoryConfig(embedder=embedder, clock=clock, **options),
     )
     seed(memory)
     clock.advance(timedelta(days=1))
@@ -426,7 +424,9 @@ def test_an_embedder_that_raises_is_an_embedder_error() -> None:
         raise RuntimeError("GPU on fire")
 
     embedder = CallableEmbedder(broken, name="broken", dimension=8)
-    memory = TemporalMemory(ledger=InMemoryLedger(), index=NumpyIndex(), embedder=embedder)
+    memory = TemporalMemory(
+        ledger=InMemoryLedger(), index=NumpyIndex(), config=MemoryConfig(embedder=embedder)
+    )
     with memory, pytest.raises(EmbedderError):
         memory.add("anything")
 

@@ -16,7 +16,7 @@ from shared_core.embedders.base import Embedder, HashingEmbedder
 from shared_core.errors import EmbedderError, InvalidInputError, MissingDependencyError
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
-from shared_core.memory import TemporalMemory
+from shared_core.memory import MemoryConfig, TemporalMemory
 
 
 class CountingEmbeddings(DeterministicFakeEmbedding):
@@ -65,7 +65,9 @@ def test_a_given_dimension_is_not_probed() -> None:
 
 def test_a_memory_runs_on_a_langchain_embeddings() -> None:
     embedder = LangChainEmbedder(DeterministicFakeEmbedding(size=32), name="fake-32")
-    with TemporalMemory(ledger=InMemoryLedger(), index=NumpyIndex(), embedder=embedder) as memory:
+    with TemporalMemory(
+        ledger=InMemoryLedger(), index=NumpyIndex(), config=MemoryConfig(embedder=embedder)
+    ) as memory:
         memory.add("Maria lives in Lisbon.")
         assert len(TemporalRetriever(memory=memory).invoke("Maria")) == 1
 

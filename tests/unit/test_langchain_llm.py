@@ -23,7 +23,7 @@ from shared_core.errors import DetectorError
 from shared_core.extractors.llm import LLMExtractor
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
-from shared_core.memory import TemporalMemory
+from shared_core.memory import MemoryConfig, TemporalMemory
 
 QUERY = "Where does Maria live?"
 BERLIN_OUTDATED = '{"conflicts": [[1, 2]]}'  # statement 1 (oldest) is outdated by statement 2
@@ -156,10 +156,12 @@ def memory() -> Iterator[TemporalMemory]:
     with TemporalMemory(
         ledger=InMemoryLedger(clock=clock),
         index=NumpyIndex(),
-        embedder=HashingEmbedder(256),
-        extractor=LLMExtractor(text_llm(extractor)),
-        expander=text_llm(expander),
-        clock=clock,
+        config=MemoryConfig(
+            embedder=HashingEmbedder(256),
+            extractor=LLMExtractor(text_llm(extractor)),
+            expander=text_llm(expander),
+            clock=clock,
+        ),
     ) as memory:
         yield memory
 
@@ -184,8 +186,7 @@ async def test_the_retriever_with_an_llm_judge_is_the_same_sync_and_async() -> N
     with TemporalMemory(
         ledger=InMemoryLedger(clock=clock),
         index=NumpyIndex(),
-        embedder=HashingEmbedder(256),
-        clock=clock,
+        config=MemoryConfig(embedder=HashingEmbedder(256), clock=clock),
     ) as memory:
         retriever = TemporalRetriever(memory=memory, k=5)
         retriever.add_documents(
@@ -240,9 +241,9 @@ async def test_the_retriever_awaits_the_expander_and_judge_and_agrees_with_sync(
     with TemporalMemory(
         ledger=InMemoryLedger(clock=clock),
         index=NumpyIndex(),
-        embedder=HashingEmbedder(256),
-        expander=text_llm(expander.runnable),
-        clock=clock,
+        config=MemoryConfig(
+            embedder=HashingEmbedder(256), expander=text_llm(expander.runnable), clock=clock
+        ),
     ) as memory:
         detector = LLMConflictDetector(text_llm(judge.runnable))
         retriever = TemporalRetriever(memory=memory, k=5, expand=2, detector=detector)

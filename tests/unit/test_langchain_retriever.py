@@ -18,7 +18,7 @@ from shared_core.errors import InvalidInputError
 from shared_core.filters import where
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
-from shared_core.memory import TemporalMemory
+from shared_core.memory import MemoryConfig, TemporalMemory
 
 QUERY = "Where does Maria live?"
 
@@ -37,8 +37,7 @@ def memory(clock: ManualClock) -> Iterator[TemporalMemory]:
     with TemporalMemory(
         ledger=InMemoryLedger(clock=clock),
         index=NumpyIndex(),
-        embedder=HashingEmbedder(256),
-        clock=clock,
+        config=MemoryConfig(embedder=HashingEmbedder(256), clock=clock),
     ) as memory:
         yield memory
 

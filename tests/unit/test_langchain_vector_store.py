@@ -25,7 +25,7 @@ from shared_core.embedders.base import HashingEmbedder
 from shared_core.errors import InvalidInputError
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
-from shared_core.memory import SearchOptions, TemporalMemory
+from shared_core.memory import MemoryConfig, SearchOptions, TemporalMemory
 
 QUESTION = "Where does Maria live?"
 MARIA = {"subject": "Maria", "relation": "lives in"}
@@ -44,8 +44,7 @@ def new_memory(clock: ManualClock) -> TemporalMemory:
     return TemporalMemory(
         ledger=InMemoryLedger(clock=clock),
         index=NumpyIndex(),
-        embedder=HashingEmbedder(256),
-        clock=clock,
+        config=MemoryConfig(embedder=HashingEmbedder(256), clock=clock),
     )
 
 
@@ -329,7 +328,7 @@ def test_embeddings_are_the_memorys_embedder(clock: ManualClock) -> None:
     memory = TemporalMemory(
         ledger=InMemoryLedger(),
         index=NumpyIndex(),
-        embedder=LangChainEmbedder(fake, name="fake-6"),
+        config=MemoryConfig(embedder=LangChainEmbedder(fake, name="fake-6")),
     )
     assert TemporalVectorStore(memory).embeddings is fake
     core = TemporalVectorStore(new_memory(clock)).embeddings

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from langgraph.store.base import GetOp, ListNamespacesOp, PutOp, SearchOp
 
 from langchain_temporal import CoreEmbeddings, ItemVersion, TemporalStore
-from langchain_temporal.store_codec import (
+from langchain_temporal.langgraph_codec import (
     decode_key,
     decode_namespace,
     encode_key,
@@ -31,7 +31,7 @@ from shared_core.errors import InvalidInputError
 from shared_core.facts import key_subject
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger, SQLiteLedger
-from shared_core.memory import TemporalMemory
+from shared_core.memory import MemoryConfig, TemporalMemory
 
 START = datetime(2030, 1, 1, tzinfo=UTC)
 USER = ("users", "ana")
@@ -41,8 +41,7 @@ def memory_on(clock: ManualClock, ledger: Any = None) -> TemporalMemory:
     return TemporalMemory(
         ledger=ledger if ledger is not None else InMemoryLedger(clock=clock),
         index=NumpyIndex(),
-        embedder=HashingEmbedder(),
-        clock=clock,
+        config=MemoryConfig(embedder=HashingEmbedder(), clock=clock),
     )
 
 

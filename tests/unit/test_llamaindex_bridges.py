@@ -31,7 +31,7 @@ from shared_core.extractors.llm import LLMExtractor
 from shared_core.facts import Fact
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
-from shared_core.memory import SearchOptions, TemporalMemory
+from shared_core.memory import MemoryConfig, SearchOptions, TemporalMemory
 
 TEXTS = ["Maria lives in Berlin.", "The report is due in March."]
 
@@ -88,7 +88,9 @@ def test_the_name_defaults_to_the_model_name_and_must_exist() -> None:
 def test_round_trip_through_both_bridges_drives_a_memory() -> None:
     core = HashingEmbedder(32)
     embedder = LlamaIndexEmbedder(CoreEmbedding(core))
-    with TemporalMemory(ledger=InMemoryLedger(), index=NumpyIndex(), embedder=embedder) as memory:
+    with TemporalMemory(
+        ledger=InMemoryLedger(), index=NumpyIndex(), config=MemoryConfig(embedder=embedder)
+    ) as memory:
         memory.add_many(TEXTS)
         (hit,) = memory.search("Maria Berlin", k=1)
     assert hit.fact.text == TEXTS[0]
@@ -255,8 +257,9 @@ async def test_the_vector_store_awaits_the_extractor_and_judge_and_agrees_with_s
         memory = TemporalMemory(
             ledger=InMemoryLedger(),
             index=NumpyIndex(),
-            embedder=HashingEmbedder(64),
-            extractor=LLMExtractor(text_llm(extractor)),
+            config=MemoryConfig(
+                embedder=HashingEmbedder(64), extractor=LLMExtractor(text_llm(extractor))
+            ),
         )
         stores.append(TemporalVectorStore(memory, search_options=SearchOptions(detector=detector)))
     sync_store, async_store = stores

@@ -48,7 +48,7 @@ from llamaindex_temporal import CoreEmbedding, TemporalVectorStore
 from shared_core.embedders.base import HashingEmbedder
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
-from shared_core.memory import TemporalMemory
+from shared_core.memory import MemoryConfig, TemporalMemory
 
 QUESTION = "Where does Maria live?"
 DEFAULT_QUERY = VectorStoreQuery()
@@ -126,7 +126,9 @@ def _set_fields(query: VectorStoreQuery) -> tuple[str, ...]:
 
 @pytest.fixture
 def store() -> Iterator[RecordingStore]:
-    memory = TemporalMemory(ledger=InMemoryLedger(), index=NumpyIndex(), embedder=HashingEmbedder())
+    memory = TemporalMemory(
+        ledger=InMemoryLedger(), index=NumpyIndex(), config=MemoryConfig(embedder=HashingEmbedder())
+    )
     with memory:
         yield RecordingStore(memory)
 

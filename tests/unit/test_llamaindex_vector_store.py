@@ -34,7 +34,7 @@ from shared_core.embedders.base import CallableEmbedder, HashingEmbedder
 from shared_core.errors import InvalidInputError, NotPicklableError
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
-from shared_core.memory import TemporalMemory
+from shared_core.memory import MemoryConfig, TemporalMemory
 
 START = datetime(2024, 1, 1, tzinfo=UTC)
 QUESTION = "where does Maria live"
@@ -52,8 +52,9 @@ def clock() -> ManualClock:
 @pytest.fixture
 def memory(clock: ManualClock) -> Iterator[TemporalMemory]:
     with TemporalMemory(
-        ledger=InMemoryLedger(clock=clock), index=NumpyIndex(), embedder=HashingEmbedder(64),
-        clock=clock,
+        ledger=InMemoryLedger(clock=clock),
+        index=NumpyIndex(),
+        config=MemoryConfig(embedder=HashingEmbedder(64), clock=clock),
     ) as memory:  # fmt: skip
         yield memory
 

@@ -23,7 +23,7 @@ from shared_core.facts import Cardinality, Decision
 from shared_core.filters import where
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
-from shared_core.memory import Added, Hit, TemporalMemory
+from shared_core.memory import Added, Hit, MemoryConfig, TemporalMemory
 
 START = datetime(2024, 1, 1, tzinfo=UTC)
 
@@ -41,9 +41,11 @@ def make_memory(clock: ManualClock, **options: object) -> TemporalMemory:
     return TemporalMemory(
         ledger=InMemoryLedger(clock=clock),
         index=options.pop("index", NumpyIndex()),  # type: ignore[arg-type]
-        embedder=options.pop("embedder", HashingEmbedder(64)),  # type: ignore[arg-type]
-        clock=clock,
-        **options,  # type: ignore[arg-type]
+        config=MemoryConfig(
+            embedder=options.pop("embedder", HashingEmbedder(64)),  # type: ignore[arg-type]
+            clock=clock,
+            **options,  # type: ignore[arg-type]
+        ),
     )
 
 
@@ -280,9 +282,9 @@ def test_a_buffered_search_reads_just_written_vectors_from_memory(clock: ManualC
     memory = TemporalMemory(
         ledger=InMemoryLedger(clock=clock),
         index=index,
-        embedder=HashingEmbedder(dimension=64),
-        clock=clock,
-        recency_capacity=2,
+        config=MemoryConfig(
+            embedder=HashingEmbedder(dimension=64), clock=clock, recency_capacity=2
+        ),
     )
     memory.add_many(["Ana lives in Braga", "Ana likes tea", "Bob plays chess"], valid_from=d(2023))
     first = memory.search("where does Ana live", k=1, use_recency_buffer=True)

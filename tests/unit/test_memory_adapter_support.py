@@ -14,7 +14,7 @@ from shared_core.embedders.base import HashingEmbedder
 from shared_core.errors import InvalidInputError
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
-from shared_core.memory import TemporalMemory
+from shared_core.memory import MemoryConfig, TemporalMemory
 
 START = datetime(2024, 1, 1, tzinfo=UTC)
 MARIA = {"subject": "Maria", "relation": "lives in"}
@@ -30,8 +30,7 @@ def memory(clock: ManualClock) -> TemporalMemory:
     return TemporalMemory(
         ledger=InMemoryLedger(clock=clock),
         index=NumpyIndex(),
-        embedder=HashingEmbedder(64),
-        clock=clock,
+        config=MemoryConfig(embedder=HashingEmbedder(64), clock=clock),
     )
 
 

@@ -15,7 +15,7 @@ from shared_core.errors import IndexSyncError, TemporalRagError
 from shared_core.index.base import Vector
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import ChangeCursor, InMemoryLedger, VersionRecord
-from shared_core.memory import TemporalMemory
+from shared_core.memory import MemoryConfig, TemporalMemory
 
 START = datetime(2024, 1, 1, tzinfo=UTC)
 
@@ -95,7 +95,9 @@ def check_index_matches_ledger(memory: TemporalMemory, clock: ManualClock) -> No
 
 def make(index: NumpyIndex, clock: ManualClock) -> TemporalMemory:
     return TemporalMemory(
-        ledger=InMemoryLedger(clock=clock), index=index, embedder=HashingEmbedder(), clock=clock
+        ledger=InMemoryLedger(clock=clock),
+        index=index,
+        config=MemoryConfig(embedder=HashingEmbedder(), clock=clock),
     )
 
 
@@ -163,12 +165,17 @@ def test_a_lagging_index_never_surfaces_a_retired_version() -> None:
 def test_reconcile_on_open_indexes_what_an_earlier_process_left_behind() -> None:
     clock = ManualClock(START)
     ledger = InMemoryLedger(clock=clock)
-    ledger_only = TemporalMemory(ledger=ledger, index=FlakyIndex(fail_at=1), clock=clock,
-                                 embedder=HashingEmbedder())  # fmt: skip
+    ledger_only = TemporalMemory(
+        ledger=ledger,
+        index=FlakyIndex(fail_at=1),
+        config=MemoryConfig(clock=clock, embedder=HashingEmbedder()),
+    )
     with pytest.raises(IndexSyncError):
         ledger_only.add("Maria likes tea")
     fresh = NumpyIndex()
-    memory = TemporalMemory(ledger=ledger, index=fresh, embedder=HashingEmbedder(), clock=clock)
+    memory = TemporalMemory(
+        ledger=ledger, index=fresh, config=MemoryConfig(embedder=HashingEmbedder(), clock=clock)
+    )
     assert fresh.count() == 1
     assert [h.fact.text for h in memory.search("tea")] == ["Maria likes tea"]
 

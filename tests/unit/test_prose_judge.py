@@ -18,7 +18,7 @@ from shared_core.filters import Filter
 from shared_core.index.base import IndexMatch, RowCheck, Vector
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import ChangeCursor, InMemoryLedger, SQLiteLedger, VersionRecord
-from shared_core.memory import Hit, ProseJudge, TemporalMemory
+from shared_core.memory import Hit, MemoryConfig, ProseJudge, TemporalMemory
 
 START = datetime(2024, 1, 1, tzinfo=UTC)
 RULE = "kappa-test-v1"
@@ -141,9 +141,7 @@ def make_memory(
     return TemporalMemory(
         ledger=ledger,
         index=index,
-        embedder=HashingEmbedder(256),
-        clock=clock,
-        prose_judge=prose_judge,
+        config=MemoryConfig(embedder=HashingEmbedder(256), clock=clock, prose_judge=prose_judge),
     )
 
 
@@ -393,8 +391,10 @@ def test_the_memory_refuses_something_else_as_a_judge(clock: ManualClock) -> Non
         TemporalMemory(
             ledger=InMemoryLedger(clock=clock),
             index=NumpyIndex(),
-            embedder=HashingEmbedder(8),
-            prose_judge=TopicScorer(),  # type: ignore[arg-type]
+            config=MemoryConfig(
+                embedder=HashingEmbedder(8),
+                prose_judge=TopicScorer(),  # type: ignore[arg-type]
+            ),
         )
     assert error.value.field == "prose_judge"
 
@@ -430,9 +430,10 @@ def test_a_closed_statement_moves_to_the_chroma_history_collection(
     index = ChromaIndex(tmp_path / "index")
     ledger = SQLiteLedger(tmp_path / "ledger.sqlite", clock=clock, durability="normal")
     with TemporalMemory(
-        ledger=ledger, index=index, embedder=HashingEmbedder(64), clock=clock,
-        prose_judge=judge(scorer),
-    ) as memory:  # fmt: skip
+        ledger=ledger,
+        index=index,
+        config=MemoryConfig(embedder=HashingEmbedder(64), clock=clock, prose_judge=judge(scorer)),
+    ) as memory:
         [old] = memory.add(OLD, valid_from=d(2020)).fact_ids
         [new] = memory.add(NEW, valid_from=d(2022)).fact_ids
         assert texts(memory.search("team standup")) == [NEW]  # the live-only fast path

@@ -20,7 +20,7 @@ from shared_core.errors import InvalidInputError
 from shared_core.filters import Op, all_of, where
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
-from shared_core.memory import SearchChanges, SearchOptions, TemporalMemory
+from shared_core.memory import MemoryConfig, SearchChanges, SearchOptions, TemporalMemory
 from shared_core.memory.options import OPTION_NAMES
 
 START = datetime(2024, 6, 1, tzinfo=UTC)
@@ -34,8 +34,9 @@ def d(year: int, month: int = 1) -> datetime:
 def memory() -> Iterator[TemporalMemory]:
     clock = ManualClock(START)
     with TemporalMemory(
-        ledger=InMemoryLedger(clock=clock), index=NumpyIndex(), embedder=HashingEmbedder(64),
-        clock=clock,
+        ledger=InMemoryLedger(clock=clock),
+        index=NumpyIndex(),
+        config=MemoryConfig(embedder=HashingEmbedder(64), clock=clock),
     ) as memory:  # fmt: skip
         for city, year in (("Berlin", 2019), ("Lisbon", 2022), ("Porto", 2024)):
             memory.add(
@@ -183,8 +184,9 @@ def test_sync_and_async_writes_leave_the_same_ledger() -> None:
     def fresh() -> TemporalMemory:
         clock = ManualClock(START)
         return TemporalMemory(
-            ledger=InMemoryLedger(clock=clock), index=NumpyIndex(), embedder=HashingEmbedder(64),
-            clock=clock,
+            ledger=InMemoryLedger(clock=clock),
+            index=NumpyIndex(),
+            config=MemoryConfig(embedder=HashingEmbedder(64), clock=clock),
         )  # fmt: skip
 
     sync_memory, async_memory = fresh(), fresh()
@@ -205,8 +207,9 @@ def _shape(memory: TemporalMemory) -> list[tuple[Any, ...]]:
 def test_async_with_closes_the_memory() -> None:
     clock = ManualClock(START)
     memory = TemporalMemory(
-        ledger=InMemoryLedger(clock=clock), index=NumpyIndex(), embedder=HashingEmbedder(64),
-        clock=clock,
+        ledger=InMemoryLedger(clock=clock),
+        index=NumpyIndex(),
+        config=MemoryConfig(embedder=HashingEmbedder(64), clock=clock),
     )  # fmt: skip
 
     async def use() -> None:

@@ -21,7 +21,7 @@ from typing import Any
 from shared_core.embedders.base import CallableEmbedder, Embedder
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
-from shared_core.memory import TemporalMemory
+from shared_core.memory import MemoryConfig, TemporalMemory
 from shared_core.memory.claims import ClaimJudge
 from shared_core.memory.subjects import statement_subject
 from temporal_rag_training.kappa_eval import Scores, scores_of
@@ -94,7 +94,9 @@ def _cached(embedder: Embedder, texts: list[str]) -> Embedder:
 
 def _verdict(pair: LabelledPair, judge: ClaimJudge, embedder: Embedder) -> str:
     memory = TemporalMemory(
-        ledger=InMemoryLedger(), index=NumpyIndex(), embedder=embedder, prose_judge=judge
+        ledger=InMemoryLedger(),
+        index=NumpyIndex(),
+        config=MemoryConfig(embedder=embedder, prose_judge=judge),
     )
     with memory:
         older = memory.add(pair.older, valid_from=OLDER_FROM)

@@ -13,9 +13,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, Self
 
+from shared_core.adapter_toolkit import MemoryOwner, open_owning
 from shared_core.errors import InvalidInputError, MissingDependencyError, NothingToRetractError
 from shared_core.facts import Fact
-from shared_core.memory import TemporalMemory
+from shared_core.memory import MemoryConfig, TemporalMemory
 
 try:
     from langgraph.store.base import (
@@ -39,7 +40,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
         'pip install "temporal-rag[langgraph]"'
     ) from exc
 
-from langchain_temporal.store_codec import (
+from langchain_temporal.langgraph_codec import (
     ITEM_RELATION,
     NAMESPACE_ROOT,
     TextPaths,
@@ -52,7 +53,7 @@ from langchain_temporal.store_codec import (
     value_digest,
     value_matches,
 )
-from langchain_temporal.store_items import (
+from langchain_temporal.langgraph_items import (
     Found,
     ItemVersion,
     as_item,
@@ -102,27 +103,23 @@ class TemporalStore(BaseStore):
         self.memory = memory
         self.index_config = index
         self._fields: TextPaths | None = check_index(index, memory.embedder)
-        self._owns_memory = False
+        self.memory_owner = MemoryOwner(memory)
 
     @classmethod
     def open(
-        cls, path: str | Path, *, index: IndexConfig | None = None, **memory_options: Any
+        cls,
+        path: str | Path,
+        *,
+        index: IndexConfig | None = None,
+        config: MemoryConfig | None = None,
     ) -> TemporalStore:
-        """A store over ``TemporalMemory.open(path, **memory_options)`` (SQLite + Chroma +
-        MiniLM by default); :meth:`close` closes that memory."""
-        memory = TemporalMemory.open(path, **memory_options)
-        try:
-            store = cls(memory, index=index)
-        except BaseException:
-            memory.close()
-            raise
-        store._owns_memory = True
-        return store
+        """A store over ``TemporalMemory.open(path, config=config)`` (SQLite + Chroma + MiniLM
+        by default); :meth:`close` closes that memory."""
+        return open_owning(path, config, lambda memory: cls(memory, index=index))
 
     def close(self) -> None:
         """Close the memory if this store opened it (see :meth:`open`); idempotent."""
-        if self._owns_memory:
-            self.memory.close()
+        self.memory_owner.close()
 
     def __enter__(self) -> Self:
         return self

@@ -1,6 +1,7 @@
 """Stored facts as LangGraph items, and the checks of what TemporalStore is given.
 
-Imported by :mod:`langchain_temporal.store` once langgraph-checkpoint is known to be there.
+Imported by :mod:`langchain_temporal.langgraph_store` once langgraph-checkpoint is known to be
+there.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from langgraph.store.base import (
 )
 
 from langchain_temporal.bridges import CoreEmbeddings, LangChainEmbedder
-from langchain_temporal.store_codec import (
+from langchain_temporal.langgraph_codec import (
     ITEM_RELATION,
     TextPaths,
     decode_key,
@@ -146,8 +147,8 @@ def check_index(index: IndexConfig | None, embedder: Embedder) -> TextPaths | No
         raise InvalidInputError(
             "index.embed",
             f"{embed!r} is not the memory's embedder {embedder.name!r}",
-            "leave embed out, or build the memory with "
-            "embedder=LangChainEmbedder(embeddings, name=...) and pass the same embeddings",
+            "leave embed out, or build the memory with MemoryConfig(embedder="
+            "LangChainEmbedder(embeddings, name=...)) and pass the same embeddings",
         )
     fields = index.get("fields") or ["$"]
     return [(path, path if path == "$" else tokenize_path(path)) for path in fields]
