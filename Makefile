@@ -63,7 +63,7 @@ format: $(STAMP)  ## fix what ruff can: lint fixes and formatting
 BENCH := $(BIN)/python -m pytest --benchmark-only --benchmark-columns=median,mean,stddev,rounds -q
 
 bench-ledger: $(STAMP)  ## ledger write/read figures (pytest-benchmark; prints medians)
-	$(BENCH) benchmarks/bench_ledger.py benchmarks/bench_dominance.py
+	$(BENCH) benchmarks/bench_ledger.py benchmarks/bench_phi_t.py
 
 bench-concurrency: $(STAMP) postgres  ## writer processes 1/4/8/16: SQLite (full, normal) against PostgreSQL (~5 min)
 	$(BENCH) benchmarks/bench_concurrency.py

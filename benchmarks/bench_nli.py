@@ -39,8 +39,8 @@ from shared_core.detectors import (
     same_subject,
 )
 from shared_core.detectors.prefilters import PairFilter, Prefilter
-from shared_core.dominance import Candidate, ordered_pairs
 from shared_core.facts import FactKey
+from shared_core.phi_t import Candidate, ordered_pairs
 from tests.tiny_nli import NLI_LABELS, build_tiny_model
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from shared_core.errors import MissingDependencyError
+from shared_core.errors import MissingDependencyError as _MissingDependencyError
 
 try:
     import langchain_core  # noqa: F401  (only checks that the extra is installed)
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
-    raise MissingDependencyError(
+    raise _MissingDependencyError(
         "langchain_temporal needs langchain-core, which is not installed: "
         'pip install "temporal-rag[langchain]"'
     ) from exc

@@ -17,7 +17,7 @@ from shared_core.adapter_toolkit import (
     survivors,
 )
 from shared_core.detectors.key import KeyConflictDetector
-from shared_core.dominance import (
+from shared_core.phi_t import (
     Candidate,
     ConflictDetector,
     DominanceResult,

@@ -14,12 +14,12 @@ Needs the ``llamaindex`` extra: ``pip install "temporal-rag[llamaindex]"``.
 
 from __future__ import annotations
 
-from shared_core.errors import MissingDependencyError
+from shared_core.errors import MissingDependencyError as _MissingDependencyError
 
 try:
     import llama_index.core  # noqa: F401  (only checks that the extra is installed)
 except ImportError as exc:  # exercised in a subprocess by the tests
-    raise MissingDependencyError(
+    raise _MissingDependencyError(
         "llamaindex_temporal needs llama-index-core, which is not installed: "
         'pip install "temporal-rag[llamaindex]"'
     ) from exc

@@ -18,14 +18,14 @@ from shared_core.adapter_toolkit import (
     survivors,
 )
 from shared_core.detectors.key import KeyConflictDetector
-from shared_core.dominance import (
+from shared_core.errors import InvalidInputError
+from shared_core.phi_t import (
     Candidate,
     ConflictDetector,
     DominanceResult,
     atemporal_dominance,
     temporal_dominance,
 )
-from shared_core.errors import InvalidInputError
 
 
 class TemporalNodePostprocessor(BaseNodePostprocessor):

@@ -7,25 +7,46 @@ pipeline (distributions of their own); heavy libraries are imported lazily by th
 need them.
 """
 
-from importlib.metadata import PackageNotFoundError
+from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
 from importlib.metadata import version as _distribution_version
 
 from shared_core.clock import Clock, ManualClock, SystemClock
-from shared_core.detectors.frames import Frame, FrameHead, FrameProfile
-from shared_core.detectors.kappa import KappaScorer, Verdict, kappa_detector
-from shared_core.detectors.key import KeyConflictDetector
-from shared_core.dominance import (
-    AnyConflict,
-    Candidate,
-    Conflict,
-    ConflictDetector,
-    DominanceResult,
-    NeverConflicts,
-    Shadow,
-    shadows_by_survivor,
-    temporal_dominance,
+from shared_core.detectors import (
+    KappaScorer,
+    KeyConflictDetector,
+    LLMConflictDetector,
+    NLIConflictDetector,
+    kappa_detector,
 )
 from shared_core.embedders import CallableEmbedder, Embedder, HashingEmbedder, MiniLMEmbedder
+from shared_core.errors import (
+    CardinalityConflictError,
+    DetectorError,
+    EmbedderError,
+    EmbedderMismatchError,
+    ExtractorError,
+    FactIdConflictError,
+    FactNotFoundError,
+    IndexSyncError,
+    InvalidInputError,
+    InvalidOperationError,
+    LedgerBusyError,
+    LedgerCorruptError,
+    LedgerError,
+    LedgerNotFoundError,
+    LedgerUnavailableError,
+    LLMError,
+    MissingDependencyError,
+    ModelNotFoundError,
+    NeedsAsyncError,
+    NotALedgerError,
+    NothingToRetractError,
+    NotPicklableError,
+    NotRetiredError,
+    SchemaVersionError,
+    TemporalRagError,
+    VectorIndexError,
+)
 from shared_core.extractors import (
     ExtractedFact,
     Extraction,
@@ -35,7 +56,7 @@ from shared_core.extractors import (
     NoExtraction,
 )
 from shared_core.facts import Cardinality, Decision, Fact, FactKey, FactStatus, Reason, ReasonKind
-from shared_core.index import ChromaIndex, IndexMatch, NumpyIndex, VectorIndex
+from shared_core.index import ChromaIndex, NumpyIndex, VectorIndex
 from shared_core.ledger import (
     Explanation,
     InMemoryLedger,
@@ -47,6 +68,8 @@ from shared_core.ledger import (
     StoredStatement,
     WriteResult,
 )
+from shared_core.llm_calls import AsyncTextLLM, TextLLM, TextLLMPair
+from shared_core.llms import LocalLLM
 from shared_core.memory import (
     Added,
     ClaimJudge,
@@ -59,73 +82,117 @@ from shared_core.memory import (
     claim_judge,
     kappa_judge,
 )
-from shared_core.recency import RecencyBuffer, merge_candidates
+from shared_core.phi_t import (
+    AnyConflict,
+    Candidate,
+    Conflict,
+    ConflictDetector,
+    DominanceResult,
+    NeverConflicts,
+    temporal_dominance,
+)
+from shared_core.recency import RecencyBuffer
 
 try:
     __version__ = _distribution_version("temporal-rag")
-except PackageNotFoundError:  # imported from a source tree that was never installed
+except _PackageNotFoundError:  # imported from a source tree that was never installed
     __version__ = "0+unknown"
 
-__all__ = [
+# The public surface, by topic; tests/unit/test_public_api.py pins it. Everything else is
+# importable from its own module (shared_core.detectors.frames, shared_core.index.base, ...).
+__all__ = [  # noqa: RUF022  (grouped by topic, not sorted)
+    # the memory
     "Added",
-    "AnyConflict",
-    "CallableEmbedder",
-    "Candidate",
+    "Hit",
+    "MemoryConfig",
+    "ReconcileReport",
+    "SearchOptions",
+    "TemporalMemory",
+    # facts and the supersession rule
     "Cardinality",
-    "ChromaIndex",
-    "ClaimJudge",
-    "Clock",
-    "Conflict",
-    "ConflictDetector",
     "Decision",
-    "DominanceResult",
-    "Embedder",
-    "Explanation",
-    "ExtractedFact",
-    "Extraction",
-    "Extractor",
     "Fact",
     "FactKey",
     "FactStatus",
-    "Frame",
-    "FrameHead",
-    "FrameProfile",
-    "HashingEmbedder",
-    "Hit",
-    "InMemoryLedger",
-    "IndexMatch",
-    "KappaScorer",
-    "KeyConflictDetector",
-    "LLMExtractor",
-    "Ledger",
-    "LedgerStore",
-    "ManualClock",
-    "MemoryConfig",
-    "MetadataExtractor",
-    "MiniLMEmbedder",
-    "NeverConflicts",
-    "NoExtraction",
-    "NumpyIndex",
-    "PostgresLedger",
-    "ProseJudge",
-    "ProseSupersession",
     "Reason",
     "ReasonKind",
-    "RecencyBuffer",
-    "ReconcileReport",
+    # ledgers
+    "Explanation",
+    "InMemoryLedger",
+    "Ledger",
+    "LedgerStore",
+    "PostgresLedger",
+    "ProseSupersession",
     "SQLiteLedger",
-    "SearchOptions",
-    "Shadow",
     "StoredStatement",
-    "SystemClock",
-    "TemporalMemory",
-    "VectorIndex",
-    "Verdict",
     "WriteResult",
+    # vector indexes and embedders
+    "CallableEmbedder",
+    "ChromaIndex",
+    "Embedder",
+    "HashingEmbedder",
+    "MiniLMEmbedder",
+    "NumpyIndex",
+    "VectorIndex",
+    # write time: extractors and prose judges
+    "ClaimJudge",
+    "ExtractedFact",
+    "Extraction",
+    "Extractor",
+    "LLMExtractor",
+    "MetadataExtractor",
+    "NoExtraction",
+    "ProseJudge",
     "claim_judge",
-    "kappa_detector",
     "kappa_judge",
-    "merge_candidates",
-    "shadows_by_survivor",
+    # read time: Phi_T and its conflict detectors
+    "AnyConflict",
+    "Candidate",
+    "Conflict",
+    "ConflictDetector",
+    "DominanceResult",
+    "KappaScorer",
+    "KeyConflictDetector",
+    "LLMConflictDetector",
+    "NLIConflictDetector",
+    "NeverConflicts",
+    "RecencyBuffer",
+    "kappa_detector",
     "temporal_dominance",
+    # LLM callables
+    "AsyncTextLLM",
+    "LocalLLM",
+    "TextLLM",
+    "TextLLMPair",
+    # clocks
+    "Clock",
+    "ManualClock",
+    "SystemClock",
+    # errors (their tree is drawn in shared_core.errors)
+    "CardinalityConflictError",
+    "DetectorError",
+    "EmbedderError",
+    "EmbedderMismatchError",
+    "ExtractorError",
+    "FactIdConflictError",
+    "FactNotFoundError",
+    "IndexSyncError",
+    "InvalidInputError",
+    "InvalidOperationError",
+    "LLMError",
+    "LedgerBusyError",
+    "LedgerCorruptError",
+    "LedgerError",
+    "LedgerNotFoundError",
+    "LedgerUnavailableError",
+    "MissingDependencyError",
+    "ModelNotFoundError",
+    "NeedsAsyncError",
+    "NotALedgerError",
+    "NotPicklableError",
+    "NotRetiredError",
+    "NothingToRetractError",
+    "SchemaVersionError",
+    "TemporalRagError",
+    "VectorIndexError",
 ]

@@ -26,7 +26,7 @@ for both directions live here once:
 - **Survivors with their shadows** (:func:`survivors`): the kept items in rank order, each with
   the shadows it caused, after those an earlier stage had reported on it; the shadows a removed
   item carried move to its survivor. Async callers run Phi_T with
-  :func:`shared_core.dominance.atemporal_dominance` (a detector's async form awaited, other
+  :func:`shared_core.phi_t.atemporal_dominance` (a detector's async form awaited, other
   model-backed detectors in a worker thread).
 - **Search options passed as keywords** (:func:`search_changes`, :func:`read_times`): the names
   are those of :class:`~shared_core.memory.options.SearchOptions`, and times may come as
@@ -45,12 +45,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from shared_core.dominance import (
-    Candidate,
-    DominanceResult,
-    Shadow,
-    shadows_by_survivor,
-)
 from shared_core.errors import InvalidInputError
 from shared_core.extractors.metadata import check_object, to_datetime
 from shared_core.facts import (
@@ -67,6 +61,12 @@ from shared_core.memory.config import MemoryConfig
 from shared_core.memory.hits import Hit
 from shared_core.memory.memory import TemporalMemory
 from shared_core.memory.options import SearchChanges
+from shared_core.phi_t import (
+    Candidate,
+    DominanceResult,
+    Shadow,
+    shadows_by_survivor,
+)
 
 DEFAULT_TIMESTAMP_FIELD = "valid_from"
 """Where both adapters' postprocessors read tau by default (the field both adapters write)."""

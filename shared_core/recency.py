@@ -11,8 +11,8 @@ import threading
 from collections import deque
 from collections.abc import Iterable, Sequence
 
-from shared_core.dominance import Candidate
 from shared_core.errors import InvalidInputError
+from shared_core.phi_t import Candidate
 
 
 class RecencyBuffer:

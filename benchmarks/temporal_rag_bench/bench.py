@@ -26,7 +26,7 @@ from temporal_rag_bench.registry import select_methods
 from temporal_rag_bench.report import print_summary, write_report
 from temporal_rag_bench.results import environment, scored
 from temporal_rag_bench.runner import RunOptions, run_bench
-from temporal_rag_bench.store import Progress
+from temporal_rag_bench.shared_collection import Progress
 
 if TYPE_CHECKING:
     from rich.console import Console

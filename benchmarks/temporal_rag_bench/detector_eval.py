@@ -21,7 +21,7 @@ from typing import Any
 
 from shared_core.detectors.key import KeyConflictDetector
 from shared_core.detectors.llm import LLMConflictDetector
-from shared_core.dominance import Candidate, ConflictDetector
+from shared_core.phi_t import Candidate, ConflictDetector
 from temporal_rag_bench.methods_temporal import candidate
 from temporal_rag_bench.metrics import detector_scores, entity_bags
 from temporal_rag_bench.model import Chunk, Dataset, Retrieved

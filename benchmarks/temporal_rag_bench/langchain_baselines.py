@@ -33,7 +33,7 @@ from langchain_temporal.bridges import CoreEmbeddings
 from shared_core.clock import to_instant
 from temporal_rag_bench.methods import FETCH_FACTOR, decay_rate_for
 from temporal_rag_bench.model import Dataset, Question, Retrieved
-from temporal_rag_bench.store import SharedStore
+from temporal_rag_bench.shared_collection import SharedStore
 
 _CHUNK = "bench_chunk"
 _STAMP = "bench_ts"

@@ -31,7 +31,7 @@ from llama_index.core.schema import MetadataMode, NodeWithScore, TextNode
 from llamaindex_temporal.bridges import CoreEmbedding
 from temporal_rag_bench.methods import EMB_RECENCY_CUTOFF, FETCH_FACTOR
 from temporal_rag_bench.model import Chunk, Dataset, Question, Retrieved
-from temporal_rag_bench.store import SharedStore
+from temporal_rag_bench.shared_collection import SharedStore
 
 _DATE = "date"
 

@@ -28,7 +28,7 @@ from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 from temporal_rag_bench.model import Chunk, Dataset, Question, Retrieved
-from temporal_rag_bench.store import SharedStore
+from temporal_rag_bench.shared_collection import SharedStore
 
 FETCH_FACTOR = 4
 """Re-ranking methods re-rank the ``FETCH_FACTOR * k`` nearest candidates."""

@@ -33,7 +33,6 @@ from shared_core.detectors.kappa import (
 )
 from shared_core.detectors.key import KeyConflictDetector
 from shared_core.detectors.llm import LLMConflictDetector
-from shared_core.dominance import AnyConflict, Candidate, ConflictDetector, temporal_dominance
 from shared_core.errors import TemporalRagError
 from shared_core.facts import Fact
 from shared_core.index.chroma import ChromaIndex
@@ -42,9 +41,10 @@ from shared_core.memory.claims import ClaimJudge, claim_judge
 from shared_core.memory.config import MemoryConfig
 from shared_core.memory.hits import Hit
 from shared_core.memory.memory import TemporalMemory
+from shared_core.phi_t import AnyConflict, Candidate, ConflictDetector, temporal_dominance
 from temporal_rag_bench.methods import StoreMethod, entity_rows, top_with_buffer
 from temporal_rag_bench.model import Chunk, Dataset, Question, Retrieved, Track
-from temporal_rag_bench.store import SharedStore
+from temporal_rag_bench.shared_collection import SharedStore
 
 Judge = Callable[[str], str]
 NO_PROSE_DETECTOR = "no prose detector available (install the embedded extra, or pass --judge)"

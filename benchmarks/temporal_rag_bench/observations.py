@@ -35,7 +35,7 @@ from shared_core.memory import Added, MemoryConfig, TemporalMemory
 from shared_core.memory.claims import ClaimJudge
 from shared_core.memory.prose_judge import ProseJudge
 from temporal_rag_bench.datasets import LOCOMO, evidence_ids, require_file, session_dates
-from temporal_rag_bench.store import Progress, embed_queries, no_progress
+from temporal_rag_bench.shared_collection import Progress, embed_queries, no_progress
 
 K = 10
 SAMPLE = 50

@@ -21,7 +21,7 @@ from typing import Any
 from shared_core.embedders.base import Embedder
 from temporal_rag_bench.model import Dataset, Question, Retrieved, Track
 from temporal_rag_bench.registry import family_of
-from temporal_rag_bench.store import (
+from temporal_rag_bench.shared_collection import (
     Progress,
     SharedStore,
     VectorCache,

@@ -10,8 +10,8 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
-from shared_core.dominance import Candidate, Conflict
 from shared_core.facts import Cardinality, FactKey, key_relation, normalize_object
+from shared_core.phi_t import Candidate, Conflict
 
 CardinalityLookup = Callable[[str], Cardinality | str]
 

@@ -12,10 +12,10 @@ Two modes:
   (oldest first) and asks for the (older, newer) pairs as strict JSON,
   ``{"conflicts": [[older, newer], ...]}``. See :data:`SET_TEMPLATE`.
 - ``"pairwise"``: one prompt per (older, newer) pair that Phi_T could act on (see
-  :func:`~shared_core.dominance.ordered_pairs`), answered yes or no. See :data:`PAIR_TEMPLATE`.
+  :func:`~shared_core.phi_t.ordered_pairs`), answered yes or no. See :data:`PAIR_TEMPLATE`.
 
 Only dated candidates in the same namespace can dominate each other (see
-:mod:`shared_core.dominance`), so only they are shown to the LLM, one namespace at a time. A
+:mod:`shared_core.phi_t`), so only they are shown to the LLM, one namespace at a time. A
 namespace with fewer than two of them, or whose candidates all share one timestamp, costs no call.
 
 The LLM's answer is parsed defensively and never crashes the detector: see
@@ -42,9 +42,9 @@ from shared_core.detectors.llm_answers import (
     read_verdict,
     snippet,
 )
-from shared_core.dominance import Candidate, Conflict, ordered_pairs
 from shared_core.errors import DetectorError, InvalidInputError, NeedsAsyncError
 from shared_core.llm_calls import TextLLM, aask, ask, check_llm
+from shared_core.phi_t import Candidate, Conflict, ordered_pairs
 
 logger = logging.getLogger(__name__)
 

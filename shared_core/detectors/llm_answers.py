@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from shared_core.dominance import Candidate
+from shared_core.phi_t import Candidate
 
 _FENCE = re.compile(r"```[A-Za-z]*[ \t]*\n?(.*?)```", re.DOTALL)
 _VERDICT = re.compile(r"[\W_]*(?:answer[\W_]*)?(yes|no)\b", re.IGNORECASE)

@@ -1,7 +1,7 @@
 """kappa by natural language inference: a newer chunk that contradicts an older one dominates it.
 
 Works on prose as well as keyed facts. Every (older, newer) pair of dated candidates in the same
-namespace (see :func:`~shared_core.dominance.ordered_pairs`) is scored by a :class:`PairScorer`
+namespace (see :func:`~shared_core.phi_t.ordered_pairs`) is scored by a :class:`PairScorer`
 with the older text as the premise and the newer text as the hypothesis; a pair whose
 probability of contradiction reaches ``threshold`` is a conflict.
 
@@ -36,12 +36,12 @@ from typing import Protocol, runtime_checkable
 
 from shared_core.detectors.prefilters import PairFilter, Prefilter, bind_prefilter
 from shared_core.detectors.transformers_nli import TransformersNLIScorer
-from shared_core.dominance import Candidate, Conflict, ordered_pairs
 from shared_core.errors import (
     DetectorError,
     InvalidInputError,
     TemporalRagError,
 )
+from shared_core.phi_t import Candidate, Conflict, ordered_pairs
 
 __all__ = ["QUERY_TEMPLATE", "NLIConflictDetector", "PairCounts", "PairScorer", "checked_scores"]
 

@@ -12,8 +12,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
-from shared_core.dominance import Candidate
 from shared_core.errors import DetectorError, InvalidInputError
+from shared_core.phi_t import Candidate
 
 PairFilter = Callable[[Candidate, Candidate], bool]
 Embed = Callable[[Sequence[str]], Sequence[Sequence[float]]]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shared_core.dominance import Shadow
 from shared_core.facts import Fact
 from shared_core.ledger.results import WriteResult
+from shared_core.phi_t import Shadow
 
 
 @dataclass(frozen=True, slots=True)

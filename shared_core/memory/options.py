@@ -15,10 +15,10 @@ from datetime import datetime
 from typing import Any, TypedDict, Unpack
 
 from shared_core.clock import require_aware
-from shared_core.dominance import ConflictDetector
 from shared_core.errors import InvalidInputError
 from shared_core.facts import DEFAULT_NAMESPACE, check_namespace
 from shared_core.filters import Filter, as_filter
+from shared_core.phi_t import ConflictDetector
 
 CONTEXT_K = 20
 """How many facts :meth:`TemporalMemory.context` retrieves unless told otherwise."""

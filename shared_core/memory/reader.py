@@ -11,14 +11,6 @@ from dataclasses import replace
 from functools import partial
 
 from shared_core.clock import Clock, Instant, from_instant, to_instant
-from shared_core.dominance import (
-    Candidate,
-    ConflictDetector,
-    DominanceResult,
-    atemporal_dominance,
-    shadows_by_survivor,
-    temporal_dominance,
-)
 from shared_core.embedders.base import Embedder, check_vectors, embedding_call
 from shared_core.errors import EmbedderError, InvalidInputError
 from shared_core.index.base import Vector, VectorIndex
@@ -32,6 +24,14 @@ from shared_core.memory.index_mirror import IndexMirror
 from shared_core.memory.options import SearchOptions
 from shared_core.memory.query import Query
 from shared_core.memory.search_rows import Ranked, SearchRows
+from shared_core.phi_t import (
+    Candidate,
+    ConflictDetector,
+    DominanceResult,
+    atemporal_dominance,
+    shadows_by_survivor,
+    temporal_dominance,
+)
 from shared_core.recency import RecencyBuffer
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shared_core import HashingEmbedder
-from temporal_rag_bench.store import embed_queries
+from temporal_rag_bench.shared_collection import embed_queries
 
 
 class Counting(HashingEmbedder):

@@ -37,7 +37,7 @@ from temporal_rag_bench.model import (
     Retrieved,
     Track,
 )
-from temporal_rag_bench.store import SharedStore, chroma_client, question_time
+from temporal_rag_bench.shared_collection import SharedStore, chroma_client, question_time
 
 NOW = datetime(2024, 1, 1, tzinfo=UTC)
 

@@ -24,12 +24,12 @@ from langchain_temporal import TemporalDocumentCompressor, TemporalRetriever
 from llamaindex_temporal import TemporalNodePostprocessor, TemporalVectorStore
 from shared_core.clock import ManualClock
 from shared_core.detectors.key import KeyConflictDetector
-from shared_core.dominance import AnyConflict, Candidate, Conflict
 from shared_core.embedders.base import HashingEmbedder
 from shared_core.facts import Fact
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import Hit, MemoryConfig, TemporalMemory
+from shared_core.phi_t import AnyConflict, Candidate, Conflict
 
 A, B = "tenant-a", "tenant-b"
 START = datetime(2024, 1, 1, tzinfo=UTC)

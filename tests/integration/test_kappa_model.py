@@ -21,8 +21,8 @@ from shared_core.detectors.kappa import (
     kappa_detector,
     quantize,
 )
-from shared_core.dominance import Candidate, temporal_dominance
 from shared_core.errors import DetectorError, InvalidInputError, ModelNotFoundError
+from shared_core.phi_t import Candidate, temporal_dominance
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -26,13 +26,13 @@ from shared_core.adapter_toolkit import (
 )
 from shared_core.clock import ManualClock
 from shared_core.detectors.key import KeyConflictDetector
-from shared_core.dominance import temporal_dominance
 from shared_core.embedders.base import HashingEmbedder
 from shared_core.errors import InvalidInputError
 from shared_core.facts import FactKey
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import MemoryConfig, TemporalMemory
+from shared_core.phi_t import temporal_dominance
 
 QUERY = "Where does Maria live?"
 RECORD_FIELDS = [

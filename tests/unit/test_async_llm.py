@@ -18,12 +18,6 @@ import pytest
 from shared_core.clock import ManualClock
 from shared_core.detectors.key import KeyConflictDetector
 from shared_core.detectors.llm import LLMConflictDetector
-from shared_core.dominance import (
-    AnyConflict,
-    Candidate,
-    atemporal_dominance,
-    temporal_dominance,
-)
 from shared_core.embedders.base import HashingEmbedder
 from shared_core.errors import NeedsAsyncError
 from shared_core.extractors.llm import LLMExtractor
@@ -32,6 +26,12 @@ from shared_core.ledger import InMemoryLedger
 from shared_core.llm_calls import TextLLMPair, is_async_only, is_native_async
 from shared_core.memory import MemoryConfig, TemporalMemory
 from shared_core.memory.expansion import aexpand_query, expand_query
+from shared_core.phi_t import (
+    AnyConflict,
+    Candidate,
+    atemporal_dominance,
+    temporal_dominance,
+)
 
 KINDS = ["sync", "async", "pair"]
 

@@ -26,7 +26,7 @@ PURE = [
     "supersession.py",
     "clock.py",
     "errors.py",
-    "dominance.py",
+    "phi_t.py",
     "recency.py",
     "detectors/key.py",
     "detectors/llm.py",

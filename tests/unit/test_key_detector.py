@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from shared_core.clock import ManualClock
 from shared_core.detectors import KeyConflictDetector
-from shared_core.dominance import Candidate, temporal_dominance
 from shared_core.facts import Cardinality, Fact, FactKey, normalize_object
 from shared_core.ledger import InMemoryLedger
+from shared_core.phi_t import Candidate, temporal_dominance
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 

@@ -18,8 +18,8 @@ from pydantic import ValidationError
 
 from langchain_temporal import TemporalDocumentCompressor
 from shared_core.detectors.key import KeyConflictDetector
-from shared_core.dominance import Candidate, Conflict
 from shared_core.errors import InvalidInputError
+from shared_core.phi_t import Candidate, Conflict
 
 QUERY = "Where does Maria live?"
 

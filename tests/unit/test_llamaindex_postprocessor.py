@@ -14,9 +14,9 @@ from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, Te
 
 from llamaindex_temporal import CoreEmbedding, TemporalNodePostprocessor, text_llm
 from shared_core.detectors.llm import LLMConflictDetector
-from shared_core.dominance import NeverConflicts
 from shared_core.embedders.base import HashingEmbedder
 from shared_core.errors import InvalidInputError
+from shared_core.phi_t import NeverConflicts
 
 
 def d(year: int, month: int = 1) -> datetime:

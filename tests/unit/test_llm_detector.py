@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from shared_core.detectors import LLMConflictDetector
 from shared_core.detectors.llm import PAIR_TEMPLATE, SET_TEMPLATE, LLMDetectorStats
-from shared_core.dominance import Candidate, Conflict, ConflictDetector, temporal_dominance
 from shared_core.errors import DetectorError, InvalidInputError
+from shared_core.phi_t import Candidate, Conflict, ConflictDetector, temporal_dominance
 
 Reply = str | BaseException | Callable[[str], str]
 

@@ -29,7 +29,6 @@ from shared_core.detectors import (
     same_subject,
 )
 from shared_core.detectors.nli import QUERY_TEMPLATE, PairCounts
-from shared_core.dominance import AnyConflict, Candidate, temporal_dominance
 from shared_core.errors import (
     DetectorError,
     InvalidInputError,
@@ -37,6 +36,7 @@ from shared_core.errors import (
     ModelNotFoundError,
 )
 from shared_core.facts import FactKey
+from shared_core.phi_t import AnyConflict, Candidate, temporal_dominance
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 DAY = timedelta(days=1)

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from shared_core.dominance import Candidate
 from shared_core.errors import InvalidInputError
+from shared_core.phi_t import Candidate
 from shared_core.recency import RecencyBuffer, merge_candidates
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)

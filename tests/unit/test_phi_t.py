@@ -10,7 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from shared_core.detectors import KeyConflictDetector
-from shared_core.dominance import (
+from shared_core.errors import InvalidInputError
+from shared_core.facts import Fact
+from shared_core.phi_t import (
     AnyConflict,
     Candidate,
     Conflict,
@@ -18,8 +20,6 @@ from shared_core.dominance import (
     ordered_pairs,
     temporal_dominance,
 )
-from shared_core.errors import InvalidInputError
-from shared_core.facts import Fact
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 

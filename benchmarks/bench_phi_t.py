@@ -15,8 +15,8 @@ import pytest
 
 from benchmarks.reporting import Timed, median_seconds, record_latency
 from shared_core.detectors import KeyConflictDetector
-from shared_core.dominance import Candidate, temporal_dominance
 from shared_core.facts import FactKey
+from shared_core.phi_t import Candidate, temporal_dominance
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 SIZES = (10, 50, 200)
