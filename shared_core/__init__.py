@@ -73,6 +73,7 @@ from shared_core.llms import LocalLLM
 from shared_core.memory import (
     Added,
     ClaimJudge,
+    ExtractionReport,
     Hit,
     MemoryConfig,
     ProseJudge,
@@ -103,6 +104,7 @@ except _PackageNotFoundError:  # imported from a source tree that was never inst
 __all__ = [  # noqa: RUF022  (grouped by topic, not sorted)
     # the memory
     "Added",
+    "ExtractionReport",
     "Hit",
     "MemoryConfig",
     "ReconcileReport",

@@ -8,6 +8,12 @@ This module uses only the standard library. The LLM's answer is read defensively
 says, :meth:`LLMExtractor.extract` returns an :class:`~shared_core.extractors.base.Extraction`
 (keyed facts, or none with the reason in ``problem`` so the text is kept as prose); only a
 failing callable can raise, and only with ``on_error="raise"``.
+
+Valid time: the caller's ``valid_from`` (the memory's argument, or the text's ``valid_from``
+metadata, which every adapter passes on) is the default. A date the model proposes is used only
+when the fact's sentence states it (:func:`~shared_core.extractors.stated_dates.states_date`)
+and the prompt does not show it; otherwise it is refused and counted in
+``Extraction.refused_dates``. The prompt shows no example date.
 """
 
 from __future__ import annotations
@@ -17,14 +23,16 @@ import logging
 import re
 import string
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import datetime
 from types import MappingProxyType
 from typing import Any, Literal
 
 from shared_core.clock import parse_datetime
 from shared_core.errors import ExtractorError, InvalidInputError, NeedsAsyncError
-from shared_core.extractors.base import ExtractedFact, Extraction
-from shared_core.extractors.metadata import check_object
+from shared_core.extractors.base import ExtractedFact, Extraction, ProblemKind
+from shared_core.extractors.metadata import check_object, to_datetime
+from shared_core.extractors.stated_dates import dates_in, states_date
 from shared_core.facts import key_relation, key_subject
 from shared_core.llm_calls import TextLLM, aask, ask, check_llm
 
@@ -50,12 +58,12 @@ List the facts the source text states about a person, place, organisation or thi
 "works at", "Acme"). Use the subject's name as written in the text, a short lower-case \
 relation ("lives in", "works at", "favourite colour"), and an object that is a string, a \
 number or true/false. For each fact give "sentence": the sentence of the source text it comes \
-from, copied exactly. Add "valid_from" only when the text says when the fact became true, as \
-an ISO-8601 timestamp with a UTC offset, e.g. "2024-05-01T00:00:00Z".
+from, copied exactly. Add "valid_from" only when that sentence itself gives the date the fact \
+became true (a year, or a month and a day): the date as an ISO-8601 timestamp with a UTC \
+offset (date, "T", time, "Z"). Otherwise leave "valid_from" out.
 
 Give at most {max_facts} facts. Answer with JSON only, in exactly this form:
-{{"facts": [{{"subject": "...", "relation": "...", "object": "...", "sentence": "...", \
-"valid_from": "..."}}]}}
+{{"facts": [{{"subject": "...", "relation": "...", "object": "...", "sentence": "..."}}]}}
 If the text states no such facts, answer {{"facts": []}}.
 """
 
@@ -64,6 +72,9 @@ _MARKER = re.compile(r"<(\s*/?\s*source_text\s*)>", re.IGNORECASE)
 _FENCE = re.compile(r"```[A-Za-z]*[ \t]*\n?(.*?)```", re.DOTALL)
 _MAX_JSON_STARTS = 64  # bounds the scan for JSON inside prose
 _SNIPPET_CHARS = 120  # how much of a bad value a problem quotes
+
+_CallerTime = tuple[datetime, Mapping[str, Any]]
+"""The caller's valid_from of a text (from its metadata) and the metadata without it."""
 
 
 class LLMExtractor:
@@ -80,15 +91,21 @@ class LLMExtractor:
       raises :class:`~shared_core.errors.ExtractorError` with the original as ``__cause__``;
       ``"prose"`` returns an Extraction with no facts and the failure as ``problem``.
     - ``max_answer_chars`` (default 100,000): a longer answer is rejected unread.
+    - ``valid_from_field`` (default ``"valid_from"``, ``None`` for none): the metadata field
+      holding the caller's valid time of the text (an aware datetime, an ISO-8601 string with
+      an offset, or epoch seconds). It dates the text's facts and its prose, and is removed
+      from their metadata.
 
     Accepted answers: ``{"facts": [...]}`` or a bare list of triples, as the whole answer, in a
     Markdown code fence, or embedded in prose. Each triple needs non-empty ``subject`` and
     ``relation`` strings and an ``object`` (str, int, finite float or bool); ``valid_from``, if
-    given, must be an ISO-8601 string with a UTC offset. Its ``sentence`` becomes the fact's
-    text when it occurs in the source text (whitespace aside); otherwise the whole text is used.
-    Invalid triples are dropped and named in ``problem``; the others are kept. A malformed
-    answer (no such JSON, too long, too many facts, or no valid triple) yields no facts and a
-    ``problem``. Every fact carries the input metadata.
+    given, must be an ISO-8601 string with a UTC offset, and is kept only when the fact's text
+    states it (see the module docstring; ``valid_from_source="statement"``). Its ``sentence``
+    becomes the fact's text when it occurs in the source text (whitespace aside); otherwise the
+    whole text is used. Invalid triples are dropped and named in ``problem``; the others are
+    kept. A malformed answer (no such JSON, too long, too many facts, or no valid triple) yields
+    no facts and a ``problem``; ``problem_kind`` says which case it was, ``"empty"`` when the
+    model found no facts. Every fact carries the input metadata.
     """
 
     def __init__(
@@ -99,6 +116,7 @@ class LLMExtractor:
         max_facts: int = 20,
         on_error: OnError = "raise",
         max_answer_chars: int = 100_000,
+        valid_from_field: str | None = "valid_from",
     ) -> None:
         check_llm(llm)
         _require_positive_int("max_facts", max_facts)
@@ -112,9 +130,19 @@ class LLMExtractor:
         self.max_facts = max_facts
         self.on_error: OnError = on_error
         self.max_answer_chars = max_answer_chars
+        if valid_from_field is not None and (
+            not isinstance(valid_from_field, str) or not valid_from_field
+        ):
+            raise InvalidInputError(
+                "valid_from_field", f"is {valid_from_field!r}", "name a metadata field, or None"
+            )
+        self.valid_from_field = valid_from_field
+        literal = "".join(part for part, _, _, _ in string.Formatter().parse(self.template))
+        self._prompt_dates = dates_in(literal)  # never taken as a statement's date
 
     def extract(self, text: str, metadata: Mapping[str, Any]) -> Extraction:
         prompt = self._prompt(text, metadata)
+        caller = self._caller_time(metadata)
         if prompt is None:
             return Extraction()
         try:
@@ -122,19 +150,30 @@ class LLMExtractor:
         except NeedsAsyncError:
             raise  # a misuse of the sync path, not a failed call: never kept as prose
         except Exception as exc:
-            return self._failed(f"raised {type(exc).__name__}: {exc}", exc)
-        return self._read(answer, text, metadata)
+            return _dated(self._failed(f"raised {type(exc).__name__}: {exc}", exc), caller)
+        return _dated(self._read(answer, text, metadata), caller)
 
     async def aextract(self, text: str, metadata: Mapping[str, Any]) -> Extraction:
         """:meth:`extract` for async callers: the same prompt, the callable awaited."""
         prompt = self._prompt(text, metadata)
+        caller = self._caller_time(metadata)
         if prompt is None:
             return Extraction()
         try:
             answer = await aask(self.llm, prompt)
         except Exception as exc:
-            return self._failed(f"raised {type(exc).__name__}: {exc}", exc)
-        return self._read(answer, text, metadata)
+            return _dated(self._failed(f"raised {type(exc).__name__}: {exc}", exc), caller)
+        return _dated(self._read(answer, text, metadata), caller)
+
+    def _caller_time(self, metadata: Mapping[str, Any]) -> _CallerTime | None:
+        """The caller's valid_from in ``metadata`` and the metadata without it, if it has one."""
+        field = self.valid_from_field
+        if field is None or metadata.get(field) is None:
+            return None
+        when = to_datetime(metadata[field], f"metadata[{field!r}]")
+        assert when is not None  # None was handled above
+        rest = MappingProxyType({key: value for key, value in metadata.items() if key != field})
+        return when, rest
 
     def _prompt(self, text: str, metadata: Mapping[str, Any]) -> str | None:
         """The prompt for ``text`` (checked), or None when there is nothing to extract."""
@@ -165,41 +204,75 @@ class LLMExtractor:
         if len(answer) > self.max_answer_chars:
             return Extraction(
                 problem=f"the answer is {len(answer):,} characters long, over "
-                f"max_answer_chars={self.max_answer_chars:,}"
+                f"max_answer_chars={self.max_answer_chars:,}",
+                problem_kind="invalid",
             )
         items = find_facts(answer)
         if items is None:
             return Extraction(
                 problem=f'no JSON {{"facts": [...]}} or list of facts in the answer: '
-                f"{_snippet(answer)}"
+                f"{_snippet(answer)}",
+                problem_kind="invalid",
             )
         if len(items) > self.max_facts:
             return Extraction(
-                problem=f"the answer lists {len(items)} facts, over max_facts={self.max_facts}"
+                problem=f"the answer lists {len(items)} facts, over max_facts={self.max_facts}",
+                problem_kind="invalid",
             )
         frozen = MappingProxyType(dict(metadata))
         source = " ".join(text.split())
         facts: dict[tuple[Any, ...], ExtractedFact] = {}
         problems: list[str] = []
+        refused = 0
         for number, item in enumerate(items, start=1):
             fact = read_triple(item, text, source, frozen)
             if isinstance(fact, str):
                 problems.append(f"fact {number}: {fact}")
-            else:
-                facts.setdefault(_identity(fact), fact)
+                continue
+            if fact.valid_from is not None and not self._stated(fact.valid_from, fact.text):
+                fact = replace(fact, valid_from=None, valid_from_source="caller")
+                refused += 1
+            facts.setdefault(_identity(fact), fact)
         if not problems:
-            return Extraction(facts=tuple(facts.values()))
+            kind: ProblemKind | None = None if facts else "empty"
+            return Extraction(facts=tuple(facts.values()), problem_kind=kind, refused_dates=refused)
         if not facts:
-            return Extraction(problem=f"no valid fact in the answer: {'; '.join(problems)}")
+            return Extraction(
+                problem=f"no valid fact in the answer: {'; '.join(problems)}",
+                problem_kind="invalid",
+            )
         dropped = f"dropped {len(problems)} of {len(items)} facts: {'; '.join(problems)}"
-        return Extraction(facts=tuple(facts.values()), problem=dropped)
+        return Extraction(
+            facts=tuple(facts.values()),
+            problem=dropped,
+            problem_kind="dropped",
+            refused_dates=refused,
+        )
+
+    def _stated(self, when: datetime, sentence: str) -> bool:
+        """Whether a proposed date may date a fact: its sentence states it, the prompt does not."""
+        return when.date() not in self._prompt_dates and states_date(when, sentence)
 
     def _failed(self, problem: str, cause: Exception | None) -> Extraction:
         message = f"LLM extractor: the llm callable {problem}"
         if self.on_error == "raise":
             raise ExtractorError(message) from cause
-        logger.warning("%s; the text is kept as prose (on_error='prose')", message)
-        return Extraction(problem=message)
+        logger.debug("%s; the text is kept as prose (on_error='prose')", message)
+        return Extraction(problem=message, problem_kind="failed")
+
+
+def _dated(extraction: Extraction, caller: _CallerTime | None) -> Extraction:
+    """``extraction`` with the caller's time as the valid_from of what carries none."""
+    if caller is None:
+        return extraction
+    when, rest = caller
+    facts = tuple(
+        replace(fact, metadata=rest)
+        if fact.valid_from is not None
+        else replace(fact, metadata=rest, valid_from=when, valid_from_source="caller")
+        for fact in extraction.facts
+    )
+    return replace(extraction, facts=facts, valid_from=when, metadata=rest)
 
 
 def find_facts(answer: str) -> list[Any] | None:
@@ -263,6 +336,7 @@ def read_triple(
         object=value,
         valid_from=valid_from,
         metadata=metadata,
+        valid_from_source="statement" if valid_from is not None else "caller",
     )
 
 

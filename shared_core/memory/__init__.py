@@ -4,6 +4,7 @@ from shared_core.memory.claims import ClaimJudge, claim_judge
 from shared_core.memory.config import MemoryConfig
 from shared_core.memory.context import count_tokens_default, pack_context
 from shared_core.memory.expansion import expand_query
+from shared_core.memory.extraction_report import ExtractionReport
 from shared_core.memory.fusion import reciprocal_rank_fusion
 from shared_core.memory.hits import Added, Hit, ReconcileReport
 from shared_core.memory.memory import TemporalMemory
@@ -13,6 +14,7 @@ from shared_core.memory.prose_judge import ProseJudge, kappa_judge
 __all__ = [
     "Added",
     "ClaimJudge",
+    "ExtractionReport",
     "Hit",
     "MemoryConfig",
     "ProseJudge",

@@ -33,6 +33,7 @@ from shared_core.memory.claims import check_prose_judge, shipped_claim_judge
 from shared_core.memory.config import MemoryConfig, memory_config
 from shared_core.memory.connection import open_index, open_ledger
 from shared_core.memory.context import pack_context
+from shared_core.memory.extraction_report import ExtractionReport
 from shared_core.memory.hits import Added, Hit, ReconcileReport
 from shared_core.memory.index_mirror import IndexMirror
 from shared_core.memory.options import CONTEXT_K, SearchChanges, SearchOptions
@@ -184,8 +185,15 @@ class TemporalMemory:
     # ------------------------------------------------------------------ writes
     @property
     def extraction_problems(self) -> int:
-        """How many texts were kept as prose because the extractor's output was bad."""
-        return self._writer.extraction_problems
+        """How many texts' extractor output was bad (failed, invalid, or facts dropped):
+        ``extraction_report.problems``."""
+        return self._writer.extraction_report.problems
+
+    @property
+    def extraction_report(self) -> ExtractionReport:
+        """The extraction problems so far per kind, empty extractions and refused dates
+        included (a frozen snapshot; each problem is also logged once)."""
+        return self._writer.extraction_report
 
     def add(
         self,

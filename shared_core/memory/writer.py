@@ -13,13 +13,20 @@ from typing import Any
 
 from shared_core.clock import Clock, to_instant
 from shared_core.errors import InvalidInputError
-from shared_core.extractors.base import Extraction, Extractor
+from shared_core.extractors.base import (
+    VALID_FROM_SOURCE,
+    ExtractedFact,
+    Extraction,
+    Extractor,
+    ValidFromSource,
+)
 from shared_core.facts import Fact
 from shared_core.index.base import Vector, VectorIndex
 from shared_core.ledger.prose import ProseSupersession
 from shared_core.ledger.protocol import LedgerStore
 from shared_core.ledger.results import WriteResult
 from shared_core.memory.claims import ClaimJudge, place_claims
+from shared_core.memory.extraction_report import ExtractionReport, ExtractionTally
 from shared_core.memory.hits import Added
 from shared_core.memory.index_mirror import IndexMirror
 from shared_core.memory.prose_judge import ProseJudge, judge_batch
@@ -31,11 +38,17 @@ Item = str | Fact
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """One item's text, the statements to write for it, and the extractor's problem."""
+    """One item's text, the statements to write for it, and what the extractor made of it
+    (``None`` for a Fact given as is)."""
 
     text: str
     statements: tuple[Fact, ...]
-    problem: str | None = None
+    extraction: Extraction | None = None
+
+    @property
+    def problem(self) -> str | None:
+        """Why the extractor's output was rejected, if it was."""
+        return self.extraction.problem if self.extraction is not None else None
 
 
 class Writer:
@@ -68,7 +81,12 @@ class Writer:
         self._extractor = extractor
         self._judge = judge
         self._clock = clock
-        self.extraction_problems = 0  # texts kept as prose because extraction output was bad
+        self._tally = ExtractionTally()
+
+    @property
+    def extraction_report(self) -> ExtractionReport:
+        """The extraction problems counted so far, per kind."""
+        return self._tally.report
 
     @property
     def extracts_async(self) -> bool:
@@ -199,7 +217,7 @@ class Writer:
         except InvalidInputError as exc:
             raise exc.at(f"items[{position}]") from exc.__cause__
         statements = _statements(item, extraction, metadata, namespace, (valid_from, valid_to))
-        return Plan(item, statements, extraction.problem)
+        return Plan(item, statements, extraction)
 
     async def _aplan_item(
         self,
@@ -221,13 +239,15 @@ class Writer:
         except InvalidInputError as exc:
             raise exc.at(f"items[{position}]") from exc.__cause__
         statements = _statements(item, extraction, metadata, namespace, (valid_from, valid_to))
-        return Plan(item, statements, extraction.problem)
+        return Plan(item, statements, extraction)
 
     def _write(
         self, plans: Sequence[Plan], *, replacing: Sequence[str], merge_prose: bool
     ) -> list[Added]:
         """Embed, judge and write what was planned; one :class:`Added` per plan."""
-        self.extraction_problems += sum(1 for plan in plans if plan.problem is not None)
+        for plan in plans:
+            if plan.extraction is not None:
+                self._tally.count(plan.text, plan.extraction)
         facts = [fact for plan in plans for fact in plan.statements]
         texts = list(dict.fromkeys(fact.text for fact in facts))
         vectors = dict(zip(texts, self._mirror.embed(texts), strict=True))
@@ -324,10 +344,21 @@ def _statements(
             valid_from=found.valid_from or valid_from,
             valid_to=found.valid_to or valid_to,
             namespace=namespace,
-            metadata=found.metadata,
+            metadata=_with_valid_from_source(found, valid_from),
         )
         for found in extraction.facts
     )
+
+
+def _with_valid_from_source(found: ExtractedFact, valid_from: datetime | None) -> Mapping[str, Any]:
+    """An extracted statement's metadata, with where its valid_from comes from if the extractor
+    asks for it (see :class:`ExtractedFact`)."""
+    if found.valid_from_source is None:
+        return found.metadata
+    source: ValidFromSource = found.valid_from_source
+    if found.valid_from is None:
+        source = "caller" if valid_from is not None else "record_time"
+    return {**found.metadata, VALID_FROM_SOURCE: source}
 
 
 def _added(plans: Sequence[Plan], results: Sequence[WriteResult]) -> list[Added]:

@@ -239,6 +239,7 @@ def test_good_json_with_several_triples() -> None:
         object="Lisbon",
         valid_from=MAY,
         metadata={"source": "chat"},
+        valid_from_source="statement",  # "In May 2024" states it
     )
     assert (acme.subject, acme.relation, acme.object) == ("Bob", "works at", "Acme")
     assert acme.text == age.text == "Bob works at Acme, and he is 41."
@@ -269,8 +270,8 @@ def test_a_bare_list_is_accepted() -> None:
 
 
 def test_no_facts_is_prose_without_a_problem() -> None:
-    assert extract('{"facts": []}') == Extraction()
-    assert extract("[]") == Extraction()
+    assert extract('{"facts": []}') == Extraction(problem_kind="empty")
+    assert extract("[]") == Extraction(problem_kind="empty")
 
 
 def test_sentence_not_in_the_text_falls_back_to_the_whole_text() -> None:
@@ -528,4 +529,4 @@ def test_fuzzed_fact_lists_never_raise(items: list[Any], wrapper: str) -> None:
     extraction = LLMExtractor(ScriptedLLM(answer)).extract(SOURCE, {})
     assert_documented(extraction, SOURCE)
     if not items:
-        assert extraction == Extraction()
+        assert extraction == Extraction(problem_kind="empty")

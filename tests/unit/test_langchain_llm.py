@@ -170,7 +170,8 @@ async def test_an_llm_extractor_keys_documents_and_an_expander_rewrites_queries(
     memory: TemporalMemory,
 ) -> None:
     retriever = TemporalRetriever(memory=memory, k=3, expand=2)
-    ids = retriever.add_documents([Document(text) for text in EXTRACTED])
+    dated = {d.page_content: d.metadata for d in prose_timeline()}  # the caller's valid time
+    ids = retriever.add_documents([Document(text, metadata=dated[text]) for text in EXTRACTED])
     assert len(ids) == 3
     assert memory.extraction_problems == 1
     current = retriever.invoke(QUERY)

@@ -17,6 +17,7 @@ SHARED_CORE = [
     "Hit",
     "Added",
     "ReconcileReport",
+    "ExtractionReport",
     # facts and the supersession rule
     "Fact",
     "FactKey",
