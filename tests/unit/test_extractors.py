@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -22,6 +22,7 @@ from shared_core.extractors import (
     MetadataExtractor,
 )
 from shared_core.extractors.llm import DEFAULT_TEMPLATE, find_facts
+from shared_core.extractors.stated_dates import dates_in, states_date
 from shared_core.facts import Fact
 
 MAY = datetime(2024, 5, 1, tzinfo=UTC)
@@ -530,3 +531,59 @@ def test_fuzzed_fact_lists_never_raise(items: list[Any], wrapper: str) -> None:
     assert_documented(extraction, SOURCE)
     if not items:
         assert extraction == Extraction(problem_kind="empty")
+
+
+# ---------------------------------------------------------------- stated dates (issue 31, item 4)
+@pytest.mark.parametrize(
+    ("sentence", "when", "stated"),
+    [
+        ("Maria moved to Lisbon in 2019.", datetime(2019, 9, 1, tzinfo=UTC), True),
+        ("Since 2019-09-03 Maria lives in Lisbon.", datetime(2019, 9, 3, tzinfo=UTC), True),
+        ("Maria moved to Lisbon on May 3rd.", datetime(2022, 5, 3, tzinfo=UTC), True),
+        ("On 3 Sept Maria moved to Lisbon.", datetime(2022, 9, 3, tzinfo=UTC), True),
+        ("Maria moved on 3/5.", datetime(2022, 5, 3, tzinfo=UTC), True),
+        ("Maria moved on 5.3.", datetime(2022, 5, 3, tzinfo=UTC), True),
+        ("Maria moved to Lisbon last May.", datetime(2022, 5, 1, tzinfo=UTC), False),
+        ("Maria moved to Lisbon two years ago.", datetime(2022, 5, 1, tzinfo=UTC), False),
+        ("Maria moved to Lisbon.", datetime(2024, 5, 1, tzinfo=UTC), False),
+        ("Maria has 3 cats since May.", datetime(2022, 5, 1, tzinfo=UTC), False),
+        ("Maria moved on 3/5.", datetime(2022, 5, 4, tzinfo=UTC), False),
+        ("Flat 20190 is Maria's.", datetime(2019, 1, 1, tzinfo=UTC), False),
+    ],
+)
+def test_a_proposed_date_counts_only_when_the_sentence_states_it(
+    sentence: str, when: datetime, stated: bool
+) -> None:
+    assert states_date(when, sentence) is stated
+
+
+def test_an_unstated_date_is_refused_and_counted() -> None:
+    undated = triple("Maria", "lives in", "Berlin", "Maria lived in Berlin for years.")
+    extraction = extract(facts_json(undated | {"valid_from": "2024-05-01T00:00:00Z"}, LISBON))
+    berlin, lisbon = extraction.facts
+    assert (berlin.valid_from, berlin.valid_from_source) == (None, "caller")
+    assert (lisbon.valid_from, lisbon.valid_from_source) == (MAY, "statement")
+    assert extraction.refused_dates == 1
+
+
+def test_the_default_prompt_shows_no_date() -> None:
+    assert dates_in(DEFAULT_TEMPLATE) == frozenset()
+    assert dates_in('e.g. "2024-05-01T00:00:00Z" or 2024-13-40') == {date(2024, 5, 1)}
+
+
+def test_the_metadata_valid_from_is_the_default_and_leaves_the_metadata() -> None:
+    metadata = {"source": "chat", "valid_from": "2023-02-01T00:00:00+01:00"}
+    extraction = LLMExtractor(ScriptedLLM(facts_json(ACME, LISBON))).extract(SOURCE, metadata)
+    acme, lisbon = extraction.facts
+    assert acme.valid_from == datetime.fromisoformat("2023-02-01T00:00:00+01:00")
+    assert (acme.valid_from_source, lisbon.valid_from_source) == ("caller", "statement")
+    assert lisbon.valid_from == MAY  # "In May 2024" is stated: it wins over the caller's default
+    assert acme.metadata == lisbon.metadata == {"source": "chat"}
+    prose = LLMExtractor(ScriptedLLM("not JSON")).extract(SOURCE, metadata)
+    assert (prose.valid_from, prose.metadata) == (acme.valid_from, {"source": "chat"})
+    assert prose.problem_kind == "invalid"
+    ignored = LLMExtractor(ScriptedLLM(facts_json(ACME)), valid_from_field=None)
+    (kept,) = ignored.extract(SOURCE, metadata).facts
+    assert (kept.valid_from, kept.metadata) == (None, metadata)
+    with pytest.raises(InvalidInputError, match="valid_from"):
+        LLMExtractor(ScriptedLLM("[]")).extract(SOURCE, {"valid_from": "yesterday"})
