@@ -23,9 +23,11 @@ from langchain_temporal import (
 from shared_core.clock import ManualClock
 from shared_core.embedders.base import HashingEmbedder
 from shared_core.errors import InvalidInputError
+from shared_core.extractors.base import VALID_FROM_SOURCE
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import MemoryConfig, SearchOptions, TemporalMemory
+from tests.keying_llm import ana_history, keyed_memory
 
 QUESTION = "Where does Maria live?"
 MARIA = {"subject": "Maria", "relation": "lives in"}
@@ -375,3 +377,28 @@ async def test_async_and_sync_agree(clock: ManualClock) -> None:
     assert await native.asimilarity_search(QUESTION, k=3) == plain.similarity_search(QUESTION, k=3)
     retriever = native.as_retriever(search_kwargs={"valid_at": "2020-06-01T00:00:00Z"})
     assert [d.id for d in await retriever.ainvoke(QUESTION)] == ["old"]
+
+
+# ---------------------------------------------------------------- an LLM extractor's valid time
+async def test_a_documents_valid_from_metadata_dates_its_llm_extracted_facts(
+    clock: ManualClock,
+) -> None:
+    """Issue 31, item 4: the metadata is the caller's valid time of the statements an
+    LLMExtractor keys, never dropped for the write time or overridden by a date the model
+    copied from its prompt (then the old version would be withdrawn as a correction)."""
+    with keyed_memory(clock) as memory:
+        store = TemporalVectorStore(memory)
+        store.add_documents(
+            [Document("Ana lives in Berlin.", metadata={"valid_from": "2021-01-01T00:00:00Z"})]
+        )
+        store.add_texts(["Just moved to Lisbon!"], metadatas=[{"valid_from": d(2023).isoformat()}])
+        await store.aadd_documents([Document("Porto now.", metadata={"valid_from": d(2025)})])
+        assert ana_history(memory) == [
+            ("Berlin", d(2021), d(2023)),
+            ("Lisbon", d(2023), d(2025)),
+            ("Porto", d(2025), None),
+        ]
+        (then,) = store.similarity_search("Where does Ana live?", k=1, valid_at=d(2022))
+        assert then.page_content == "Ana lives in Berlin."
+        assert then.metadata["valid_from"] == "2021-01-01T00:00:00+00:00"
+        assert then.metadata[VALID_FROM_SOURCE] == "caller"

@@ -32,9 +32,11 @@ from shared_core.clock import ManualClock
 from shared_core.detectors.key import KeyConflictDetector
 from shared_core.embedders.base import CallableEmbedder, HashingEmbedder
 from shared_core.errors import InvalidInputError, NotPicklableError
+from shared_core.extractors.base import VALID_FROM_SOURCE
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import MemoryConfig, TemporalMemory
+from tests.keying_llm import ana_history, keyed_memory
 
 START = datetime(2024, 1, 1, tzinfo=UTC)
 QUESTION = "where does Maria live"
@@ -498,3 +500,21 @@ def test_core_embedding_pickles_with_its_embedder_or_says_why_not() -> None:
                                            name="local", dimension=2))  # fmt: skip
     with pytest.raises(NotPicklableError, match=r"CoreEmbedding.*embedder"):
         pickle.dumps(local)
+
+
+# ---------------------------------------------------------------- an LLM extractor's valid time
+async def test_a_nodes_valid_from_metadata_dates_its_llm_extracted_facts(
+    clock: ManualClock,
+) -> None:
+    """Issue 31, item 4: the metadata is the caller's valid time of the statements an
+    LLMExtractor keys, never dropped for the write time or overridden by a date the model
+    copied from its prompt (then the old version would be withdrawn as a correction)."""
+    with keyed_memory(clock) as memory:
+        store = TemporalVectorStore(memory)
+        store.add([node("berlin", "Ana lives in Berlin.", valid_from="2021-01-01T00:00:00Z")])
+        lisbon = node("lisbon", "Just moved to Lisbon!", valid_from="2023-01-01T02:00:00+02:00")
+        await store.async_add([lisbon])  # node metadata is JSON: times are ISO strings
+        assert ana_history(memory) == [("Berlin", d(2021), d(2023)), ("Lisbon", d(2023), None)]
+        (berlin,) = store.get_nodes(["berlin"], valid_at=d(2022))
+        assert berlin.metadata["valid_from"] == "2021-01-01T00:00:00+00:00"
+        assert berlin.metadata[VALID_FROM_SOURCE] == "caller"

@@ -5,7 +5,6 @@ kind and logged once."""
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -20,27 +19,11 @@ from shared_core.facts import Decision, FactStatus, ReasonKind
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import ExtractionReport, MemoryConfig, TemporalMemory
-
-LEAKED = "2024-05-01T00:00:00Z"  # the example date the old prompt showed, copied by the model
-CITIES = ("Berlin", "Lisbon", "Porto")
+from tests.keying_llm import ana_history, keyed_memory, keying_llm
 
 
 def d(year: int, month: int = 1, day: int = 1) -> datetime:
     return datetime(year, month, day, tzinfo=UTC)
-
-
-def source_text(prompt: str) -> str:
-    return prompt.split("<source_text>\n", 1)[1].split("\n</source_text>", 1)[0]
-
-
-def copying_llm(prompt: str) -> str:
-    """A deterministic small model: keys where Ana lives and always copies the example date."""
-    text = source_text(prompt)
-    city = next((c for c in CITIES if c in text), None)
-    if city is None:
-        return '{"facts": []}' if "weather" in text else "Sorry, I cannot help with that."
-    fact = {"subject": "Ana", "relation": "lives in", "object": city, "sentence": text}
-    return json.dumps({"facts": [fact | {"valid_from": LEAKED}]})
 
 
 @pytest.fixture
@@ -50,19 +33,8 @@ def clock() -> ManualClock:
 
 @pytest.fixture
 def memory(clock: ManualClock) -> Iterator[TemporalMemory]:
-    config = MemoryConfig(
-        embedder=HashingEmbedder(64),
-        extractor=LLMExtractor(copying_llm, on_error="prose"),
-        clock=clock,
-    )
-    with TemporalMemory(
-        ledger=InMemoryLedger(clock=clock), index=NumpyIndex(), config=config
-    ) as memory:
+    with keyed_memory(clock) as memory:
         yield memory
-
-
-def ana(memory: TemporalMemory) -> list[tuple[object, datetime | None, datetime | None]]:
-    return [(f.object, f.valid_from, f.valid_to) for f in memory.history("Ana", "lives in")]
 
 
 # ---------------------------------------------------------------- defect 1: the prompt's date
@@ -77,10 +49,10 @@ def test_the_prompt_example_date_is_never_taken_as_valid_from(memory: TemporalMe
 
 def test_a_date_from_a_custom_prompt_is_refused_even_when_the_year_matches() -> None:
     template = DEFAULT_TEMPLATE + '\nExample: {{"valid_from": "2024-05-01T00:00:00Z"}}\n'
-    extractor = LLMExtractor(copying_llm, template=template)
+    extractor = LLMExtractor(keying_llm, template=template)
     (fact,) = extractor.extract("Ana moved to Lisbon in 2024.", {}).facts
     assert (fact.valid_from, fact.valid_from_source) == (None, "caller")
-    (stated,) = LLMExtractor(copying_llm).extract("Ana moved to Lisbon in 2024.", {}).facts
+    (stated,) = LLMExtractor(keying_llm).extract("Ana moved to Lisbon in 2024.", {}).facts
     assert (stated.valid_from, stated.valid_from_source) == (d(2024, 5, 1), "statement")
 
 
@@ -124,7 +96,7 @@ def test_a_changed_value_with_a_later_valid_from_closes_the_old_version_not_corr
     clock.set(d(2025, 7, 1))
     moved = memory.add("Just moved to Lisbon!", valid_from=d(2023))
     assert moved.writes[0].decision is Decision.SUPERSEDED
-    assert ana(memory) == [("Berlin", d(2021), d(2023)), ("Lisbon", d(2023), None)]
+    assert ana_history(memory) == [("Berlin", d(2021), d(2023)), ("Lisbon", d(2023), None)]
     berlin, _ = memory.history("Ana", "lives in")
     assert berlin.retired_at is None  # closed in valid time, not withdrawn as a correction
     assert berlin.end_reason is not None
