@@ -506,9 +506,8 @@ def test_core_embedding_pickles_with_its_embedder_or_says_why_not() -> None:
 async def test_a_nodes_valid_from_metadata_dates_its_llm_extracted_facts(
     clock: ManualClock,
 ) -> None:
-    """Issue 31, item 4: the metadata is the caller's valid time of the statements an
-    LLMExtractor keys, never dropped for the write time or overridden by a date the model
-    copied from its prompt (then the old version would be withdrawn as a correction)."""
+    """A node's valid_from metadata (an ISO string) is the caller's valid time of what an
+    LLMExtractor keys in it: not the write time, not the date the fake copies from a prompt."""
     with keyed_memory(clock) as memory:
         store = TemporalVectorStore(memory)
         store.add([node("berlin", "Ana lives in Berlin.", valid_from="2021-01-01T00:00:00Z")])
