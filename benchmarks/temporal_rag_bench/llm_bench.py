@@ -76,9 +76,9 @@ SIZES = {
     "smoke": BenchLLMSize(
         "smoke",
         TrackSize(
-            situatedqa={1: 1, 3: 1},
+            situatedqa={3: 1},
             situatedqa_static=1,
-            synthetic_ratios=(1,),
+            synthetic_ratios=(),
             synthetic_distractors=0,
             chat=None,
         ),
@@ -86,10 +86,10 @@ SIZES = {
     "default": BenchLLMSize(
         "default",
         TrackSize(
-            situatedqa={1: 2, 3: 12, 10: 1},
-            situatedqa_static=8,
-            synthetic_ratios=(1, 3, 10),
-            synthetic_distractors=2,
+            situatedqa={3: 12},
+            situatedqa_static=4,
+            synthetic_ratios=(1, 10),
+            synthetic_distractors=0,
             chat=ChatSize(
                 speakers=2, changes=(1, 3), singles=1, multis=1, statics=1, distractors=1
             ),
@@ -109,6 +109,9 @@ SIZES = {
         locomo_statements=150,
     ),
 }
+"""smoke: a few minutes' check of the wiring (SituatedQA, one fact at N = 3 and a static one);
+default: within 30 minutes on 2 cores at one thread (12 SituatedQA facts at N = 3); full:
+more of every track and 150 LoCoMo observations (over an hour)."""
 
 
 def method_factory(
@@ -250,6 +253,8 @@ def write_figures(memory: MemoryMethod, dataset: Dataset) -> dict[str, Any]:
         "multi_valued_closed": sum(map(multi, closings)),
         "collateral_closings": sum(map(collateral, closings)),
         "corrections_instead_of_closings": sum(len(r.corrected) for r in log.records),
+        "dated_not_as_written": sum(r.dated_elsewhere for r in log.records),
+        "dated_from_the_prompt": sum(r.prompt_dated for r in log.records),
         "llm_calls": stats.calls,
         "generated_tokens": stats.generated_tokens,
         "llm_calls_per_statement": stats.calls / statements if statements else None,
@@ -401,12 +406,13 @@ def tables(results: dict[str, Any]) -> str:
             "",
             f"| method | clean@{results['k']} | stale-leak | static vs plain (pt) | as-of | keyed "
             "| problems | closings (x-speaker / multi / collateral) | corrections "
+            "| prompt-dated "
             "| LLM calls/stmt | tokens/stmt | stmt/s |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         ]
         for name, entry in track["methods"].items():
             if entry["status"] != "ok":
-                lines.append(f"| {name} | {entry['status']}: {entry['note']} |" + " |" * 10)
+                lines.append(f"| {name} | {entry['status']}: {entry['note']} |" + " |" * 11)
                 continue
             s = entry["summary"]
             retention = entry.get("static_retention")
@@ -425,6 +431,7 @@ def tables(results: dict[str, Any]) -> str:
                     f"{w['closings']} ({w['cross_speaker_closings']} / "
                     f"{w['multi_valued_closed']} / {w['collateral_closings']})",
                     str(w["corrections_instead_of_closings"]),
+                    f"{w['dated_from_the_prompt']} of {w['dated_not_as_written']}",
                     _pct(w["llm_calls_per_statement"]),
                     f"{w['generated_tokens_per_statement']:.0f}"
                     if w["generated_tokens_per_statement"] is not None
@@ -432,7 +439,7 @@ def tables(results: dict[str, Any]) -> str:
                     f"{w['statements_per_second']:.2f}" if w["statements_per_second"] else "-",
                 ]
             else:
-                cells += ["-"] * 7
+                cells += ["-"] * 8
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
         groups = sorted(

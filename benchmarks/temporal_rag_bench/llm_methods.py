@@ -22,7 +22,7 @@ import time
 from collections import defaultdict, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from shared_core.clock import ManualClock
@@ -42,6 +42,8 @@ from temporal_rag_bench.model import Chunk, Dataset, Question, Retrieved
 from temporal_rag_bench.shared_collection import SharedStore
 
 NAMESPACE = "bench-llm"
+PROMPT_EXAMPLE_DATE = datetime(2024, 5, 1, tzinfo=UTC)
+"""The example date of LLMExtractor's default prompt (issue 31: models copy it)."""
 _SOURCE = re.compile(r"<source_text>\n(.*?)\n</source_text>", re.DOTALL)  # the marked block
 
 
@@ -109,6 +111,8 @@ class WriteRecord:
     decisions: tuple[Decision, ...]
     closed: tuple[str, ...]  # chunk ids of the versions its writes closed
     corrected: tuple[str, ...]  # chunk ids of the versions it withdrew as corrections
+    dated_elsewhere: int = 0  # keyed statements stored with a valid_from not the caller's
+    prompt_dated: int = 0  # of which dated at the extractor prompt's example date
 
 
 @dataclass(slots=True)
@@ -250,12 +254,22 @@ def _write(memory: TemporalMemory, chunk: Chunk, keyed_by_hand: bool) -> Added:
 
 
 def _record(chunk: Chunk, added: Added) -> WriteRecord:
+    keyed = [w.fact for w in added.writes if w.fact is not None and w.fact.subject is not None]
+    # a reinforcing or duplicate write returns the version already stored, with its own date
+    fresh = [
+        w.fact
+        for w in added.writes
+        if w.fact is not None
+        and w.fact.subject is not None
+        and w.decision not in (Decision.REINFORCED, Decision.DUPLICATE)
+    ]
+
     def chunk_of(metadata: Mapping[str, Any]) -> str:
         return str(metadata.get(CHUNK_KEY, "?"))
 
     return WriteRecord(
         chunk=chunk.id,
-        keyed=any(w.fact is not None and w.fact.subject is not None for w in added.writes),
+        keyed=bool(keyed),
         problem=added.problem,
         decisions=tuple(w.decision for w in added.writes),
         closed=tuple(chunk_of(f.metadata) for f in added.closed),
@@ -265,6 +279,8 @@ def _record(chunk: Chunk, added: Added) -> WriteRecord:
             if w.decision is Decision.CORRECTED
             for f in w.retired
         ),
+        dated_elsewhere=sum(f.valid_from != chunk.timestamp for f in fresh),
+        prompt_dated=sum(f.valid_from == PROMPT_EXAMPLE_DATE for f in fresh),
     )
 
 

@@ -55,7 +55,8 @@ _STATIC = datetime(2018, 1, 1, tzinfo=UTC)  # Natural Questions' era, for undate
 @dataclass(frozen=True, slots=True)
 class TrackSize:
     """How much of each track: SituatedQA changing facts per N (stale statements) and static
-    facts; synthetic entities per N and unrelated texts; the chat size (None: no chat)."""
+    facts; the synthetic sample's N (none: no synthetic track) and unrelated texts; the chat size
+    (None: no chat)."""
 
     situatedqa: Mapping[int, int]
     situatedqa_static: int
@@ -247,11 +248,13 @@ def load_tracks(
     """The tracks of a size, and a note for each one that cannot be built (data missing)."""
     from shared_core.errors import TemporalRagError
 
-    tracks = [
-        synthetic_sample(
-            seed=seed, ratios=size.synthetic_ratios, distractors=size.synthetic_distractors
+    tracks: list[Dataset] = []
+    if size.synthetic_ratios:
+        tracks.append(
+            synthetic_sample(
+                seed=seed, ratios=size.synthetic_ratios, distractors=size.synthetic_distractors
+            )
         )
-    ]
     notes: list[str] = []
     try:
         tracks.append(

@@ -30,13 +30,14 @@ from temporal_rag_bench.llm_bench import (
     PERFECT,
     PLAIN,
     RECENCY,
+    SIZES,
     BenchLLMSize,
     bench_llm,
     main,
     write_figures,
 )
 from temporal_rag_bench.llm_methods import MemoryMethod, PerfectExtractionLLM, WriteRecord
-from temporal_rag_bench.llm_tracks import TrackSize, gold_key, situatedqa_prose
+from temporal_rag_bench.llm_tracks import TrackSize, gold_key, load_tracks, situatedqa_prose
 from temporal_rag_bench.model import Chunk, ChunkKind, Dataset, Question, QuestionKind, Track
 
 SOURCE = re.compile(r"<source_text>\n(.*?)\n</source_text>", re.DOTALL)
@@ -169,6 +170,7 @@ def test_the_harness_runs_end_to_end_with_the_perfect_fake(data_dir: Path, tmp_p
             "cross_speaker_closings",
             "multi_valued_closed",
             "corrections_instead_of_closings",
+            "dated_not_as_written",
         ):
             assert writes[name] == 0, (track["name"], name)
         assert writes["collateral_closings"] == 0
@@ -209,6 +211,14 @@ def test_a_model_copying_the_prompts_date_withdraws_old_versions_as_corrections(
     writes = _methods(results, "situatedqa-prose")[EXTRACTION]["writes"]
     assert writes["corrections_instead_of_closings"] == writes["statements"] - 1
     assert writes["closings"] == 0
+    assert writes["dated_from_the_prompt"] == writes["dated_not_as_written"] == writes["statements"]
+
+
+def test_the_smoke_size_is_one_small_situatedqa_track(data_dir: Path) -> None:
+    tracks, notes = load_tracks(SIZES["smoke"].tracks, data_dir=data_dir)
+    assert [(t.name, len(t.chunks)) for t in tracks] == [("situatedqa-prose", 5)]
+    assert notes == []
+    assert SIZES["full"].locomo_statements > 0 == SIZES["default"].locomo_statements
 
 
 def test_situatedqa_as_prose_states_the_old_value_n_times_then_the_new_one(data_dir: Path) -> None:
@@ -268,7 +278,7 @@ def test_write_figures_count_what_the_ledger_did_on_a_hand_built_log() -> None:
         WriteRecord("b1", True, None, (Decision.SUPERSEDED,), ("a1",), ()),  # across speakers
         WriteRecord("a2", False, "no JSON", ok, (), ()),
         WriteRecord("a3", True, None, (Decision.SUPERSEDED,), ("a2",), ()),  # a MANY fact
-        WriteRecord("a4", True, None, (Decision.CORRECTED,), (), ("b1",)),
+        WriteRecord("a4", True, None, (Decision.CORRECTED,), (), ("b1",), 1, 1),  # prompt's date
         WriteRecord("n1", True, None, (Decision.SUPERSEDED,), ("a4",), ()),  # by unrelated text
     ]
     method.log.seconds = 2.0
@@ -283,6 +293,8 @@ def test_write_figures_count_what_the_ledger_did_on_a_hand_built_log() -> None:
         "multi_valued_closed": 1,
         "collateral_closings": 2,  # b1 (another speaker) and n1 (unrelated text)
         "corrections_instead_of_closings": 1,
+        "dated_not_as_written": 1,
+        "dated_from_the_prompt": 1,
         "llm_calls": 3,
         "generated_tokens": 120,
         "llm_calls_per_statement": 0.5,
