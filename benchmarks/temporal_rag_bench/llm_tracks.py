@@ -31,8 +31,8 @@ from temporal_rag_bench.datasets import (
     _answers,
     _jsonl,
     _question_text,
-    _start,
-    overlap,
+    _Timeline,
+    _timeline,
     require_file,
 )
 from temporal_rag_bench.generator import generate
@@ -115,11 +115,11 @@ def situatedqa_prose(
         if record.get("timelines"):
             if not wanted:
                 continue
-            timeline = _usable_timeline(record)
+            timeline = _timeline(record)
             if timeline is None:
                 continue
             n = wanted.pop(0)
-            questions.append(_changing(record, timeline, n, chunks, rng))
+            questions.append(_changing(timeline, n, chunks, rng))
         elif static_count < statics:
             answers = _answers(record.get("cur_answers")) or _answers(record.get("nq_answers"))
             if not answers:
@@ -168,30 +168,20 @@ def situatedqa_prose(
     )
 
 
-def _usable_timeline(
-    record: dict[str, object],
-) -> tuple[tuple[str, ...], tuple[str, ...], datetime, datetime] | None:
-    for line in record.get("timelines") or ():  # type: ignore[attr-defined]
-        prev, cur = _answers(line.get("prev_answers")), _answers(line.get("cur_answers"))
-        prev_start, cur_start = _start(line.get("prev_start")), _start(line.get("cur_start"))
-        if not prev or not cur or prev_start is None or cur_start is None:
-            continue
-        if prev_start >= cur_start or overlap(prev, cur):
-            continue
-        return prev, cur, prev_start, cur_start
-    return None
-
-
 def _changing(
-    record: dict[str, object],
-    timeline: tuple[tuple[str, ...], tuple[str, ...], datetime, datetime],
+    timeline: _Timeline,
     n: int,
     chunks: list[Chunk],
     rng: random.Random,
 ) -> Question:
-    prev, cur, prev_start, cur_start = timeline
-    ident = str(record["id"])
-    question = _question_text(str(record["question"])).rstrip("?")
+    prev, cur, prev_start, cur_start = (
+        timeline.prev,
+        timeline.cur,
+        timeline.prev_start,
+        timeline.cur_start,
+    )
+    ident = timeline.ident
+    question = _question_text(timeline.question).rstrip("?")
     step = (cur_start - prev_start) / n
     first = rng.randrange(len(STALE_WORDINGS))
     for i in range(n):
