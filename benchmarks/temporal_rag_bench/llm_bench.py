@@ -34,6 +34,7 @@ from shared_core.embedders.base import Embedder
 from shared_core.llms import LLMStats
 from temporal_rag_bench.answers import Answered, Answerer, Verdict, curve
 from temporal_rag_bench.chat import ChatSize
+from temporal_rag_bench.cli import DATA_ENV, data_dir
 from temporal_rag_bench.llm_methods import (
     NAMESPACE,
     CountedLLM,
@@ -509,7 +510,7 @@ def report(results: dict[str, Any]) -> str:
 def bench_llm(
     size: BenchLLMSize,
     *,
-    data_dir: Path | str,
+    data_dir: Path | str | None,
     out: Path,
     embedder: Embedder,
     llm: CountedLLM | None,
@@ -517,19 +518,22 @@ def bench_llm(
     model_name: str,
     threads: int | None,
     methods: Sequence[str] = METHODS,
+    tracks: Sequence[str] | None = None,
     seed: int = 0,
     k: int = K,
     log: TextIO = sys.stderr,
 ) -> dict[str, Any]:
-    """The whole run: tracks, answers, LoCoMo at the full size; writes report.md and
-    results.json under ``out`` and returns the results."""
+    """The whole run: tracks (only those named in ``tracks`` when given), answers, LoCoMo at
+    the full size; writes report.md and results.json under ``out`` and returns the results."""
     started = time.perf_counter()
-    tracks, notes = load_tracks(size.tracks, data_dir=data_dir, seed=seed)
+    datasets, notes = load_tracks(size.tracks, data_dir=data_dir, seed=seed)
+    if tracks is not None:
+        datasets = [d for d in datasets if d.name in tracks]
     answerer = Answerer(answer_llm) if answer_llm is not None else None
     if llm is None and EXTRACTION in methods:
         notes.append("llm-extraction not run: no model")
     results = run_tracks(
-        tracks,
+        datasets,
         embedder,
         methods=method_factory(methods, embedder, llm),
         answerer=answerer,
@@ -543,7 +547,7 @@ def bench_llm(
         "tracks": [track_figures(r, k) for r in results],
         "notes": notes,
     }
-    if size.locomo_statements and llm is not None:
+    if size.locomo_statements and llm is not None and data_dir is not None:
         try:
             payload["locomo"] = locomo_closings(
                 data_dir, embedder, llm, statements=size.locomo_statements, seed=seed, log=log
@@ -574,8 +578,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--model", default=os.environ.get(MODEL_ENV), help=f"a GGUF file (default ${MODEL_ENV})"
     )
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--data-dir", default=os.environ.get("TEMPORAL_RAG_DATA", "../shared/data"))
+    parser.add_argument("--data-dir", help=f"SituatedQA and LoCoMo's folder (default ${DATA_ENV})")
     parser.add_argument("--out", type=Path, default=Path("build/bench-llm"))
+    parser.add_argument("--tracks", help="a comma-separated subset of the tracks (default: all)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--k", type=int, default=K)
     args = parser.parse_args(argv)
@@ -596,13 +601,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     with LocalLLM(args.model, threads=args.threads, n_ctx=4096, max_tokens=512) as llm:
         results = bench_llm(
             SIZES[args.size],
-            data_dir=args.data_dir,
+            data_dir=data_dir(args.data_dir),
             out=args.out,
             embedder=embedder,
             llm=llm,
             answer_llm=llm,
             model_name=llm.name,
             threads=args.threads,
+            tracks=args.tracks.split(",") if args.tracks else None,
             seed=args.seed,
             k=args.k,
         )

@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from shared_core.clock import ManualClock
 from shared_core.embedders.base import CallableEmbedder, Embedder
+from shared_core.errors import EmbedderError
 from shared_core.extractors.base import Extractor
 from shared_core.facts import Decision
 from shared_core.index.chroma import ChromaIndex
@@ -209,13 +210,13 @@ def _with_fallback(shared: SharedStore, base: Embedder) -> Embedder:
     def embed(texts: list[str]) -> list[list[float]]:
         try:
             return shared.embedder.embed_documents(texts)
-        except KeyError:
+        except EmbedderError:  # the cache misses a text (the store's KeyError, wrapped)
             return [list(v) for v in base.embed_documents(texts)]
 
     def embed_query(text: str) -> list[float]:
         try:
             return list(shared.embedder.embed_query(text))
-        except KeyError:
+        except EmbedderError:
             return list(base.embed_query(text))
 
     return CallableEmbedder(

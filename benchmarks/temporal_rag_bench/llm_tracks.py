@@ -233,7 +233,7 @@ def _chunk(ident: str, item: str, kind: ChunkKind, when: datetime, text: str, va
 
 
 def load_tracks(
-    size: TrackSize, *, data_dir: Path | str, seed: int = 0
+    size: TrackSize, *, data_dir: Path | str | None, seed: int = 0
 ) -> tuple[list[Dataset], list[str]]:
     """The tracks of a size, and a note for each one that cannot be built (data missing)."""
     from shared_core.errors import TemporalRagError
@@ -246,14 +246,17 @@ def load_tracks(
             )
         )
     notes: list[str] = []
-    try:
-        tracks.append(
-            situatedqa_prose(
-                data_dir, per_n=size.situatedqa, statics=size.situatedqa_static, seed=seed
+    if data_dir is None:
+        notes.append("situatedqa-prose not run: no data folder (--data-dir)")
+    else:
+        try:
+            tracks.append(
+                situatedqa_prose(
+                    data_dir, per_n=size.situatedqa, statics=size.situatedqa_static, seed=seed
+                )
             )
-        )
-    except TemporalRagError as exc:
-        notes.append(f"situatedqa-prose not run: {exc}")
+        except TemporalRagError as exc:
+            notes.append(f"situatedqa-prose not run: {exc}")
     if size.chat is not None:
         tracks.append(generate_chat(seed=seed, size=size.chat))
     return tracks, notes
