@@ -110,12 +110,13 @@ local-llm:  ## the local-llm extra and build/models/$(LOCAL_LLM).gguf (1.1 GB; L
 
 # Extraction with the local model, measured end to end (temporal_rag_bench.llm_bench): three prose
 # tracks, six methods, answer accuracy from each method's top-k. BENCH_LLM_SIZE=smoke runs in a few
-# minutes, default within 30 on 2 cores at one thread, full adds LoCoMo's observations.
+# minutes; default is sized for 30 on 2 cores at one thread (42 measured at load 4-6); full adds
+# LoCoMo's observations.
 BENCH_LLM_SIZE ?= default
 BENCH_LLM_THREADS ?= 1
 BENCH_LLM_MODEL ?= build/models/$(LOCAL_LLM).gguf
 
-bench-llm: $(STAMP) local-llm  ## LLM extraction and answer accuracy with the local model -> build/bench-llm/ (~30 min; BENCH_LLM_SIZE=smoke|default|full)
+bench-llm: $(STAMP) local-llm  ## LLM extraction and answer accuracy with the local model -> build/bench-llm/ (30-45 min; BENCH_LLM_SIZE=smoke|default|full)
 	@test -f "$(BENCH_LLM_MODEL)" || { echo "bench-llm: no model at $(BENCH_LLM_MODEL): run make local-llm (LOCAL_LLM=...) or pass BENCH_LLM_MODEL=path.gguf" >&2; exit 2; }
 	@start=$$(date +%s); \
 	$(BIN)/python -m temporal_rag_bench.llm_bench --size $(BENCH_LLM_SIZE) --model "$(BENCH_LLM_MODEL)" \

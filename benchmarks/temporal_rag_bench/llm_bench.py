@@ -111,7 +111,8 @@ SIZES = {
     ),
 }
 """smoke: a few minutes' check of the wiring (SituatedQA, one fact at N = 3 and a static one);
-default: within 30 minutes on 2 cores at one thread (12 SituatedQA facts at N = 3); full:
+default: 12 SituatedQA facts at N = 3, sized for 30 minutes at one thread (42 measured on
+a loaded 2-core machine, benchmarks/README.md); full:
 more of every track and 150 LoCoMo observations (over an hour)."""
 
 
