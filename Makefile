@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 DATA_DIR ?= ../shared/data
 
 .PHONY: help bench demo test unit postgres lint format bench-ledger bench-concurrency bench-growth bench-nli bench-index bench-footprint bench-memory bench-embedder \
-	train-kappa train-frames eval-kappa local-llm clean
+	train-kappa train-frames eval-kappa local-llm bench-llm clean
 
 # Plain `make` installs .venv and nothing more; `make help` lists the targets.
 .DEFAULT_GOAL := $(STAMP)
@@ -107,6 +107,21 @@ local-llm:  ## the local-llm extra and build/models/$(LOCAL_LLM).gguf (1.1 GB; L
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -e ".[local-llm]"
 	$(BIN)/python -m benchmarks.local_llm_model --model $(LOCAL_LLM)
+
+# Extraction with the local model, measured end to end (temporal_rag_bench.llm_bench): three prose
+# tracks, six methods, answer accuracy from each method's top-k. BENCH_LLM_SIZE=smoke runs in a few
+# minutes; default is sized for 30 on 2 cores at one thread (42 measured at load 4-6); full adds
+# LoCoMo's observations.
+BENCH_LLM_SIZE ?= default
+BENCH_LLM_THREADS ?= 1
+BENCH_LLM_MODEL ?= build/models/$(LOCAL_LLM).gguf
+
+bench-llm: $(STAMP) local-llm  ## LLM extraction and answer accuracy with the local model -> build/bench-llm/ (30-45 min; BENCH_LLM_SIZE=smoke|default|full)
+	@test -f "$(BENCH_LLM_MODEL)" || { echo "bench-llm: no model at $(BENCH_LLM_MODEL): run make local-llm (LOCAL_LLM=...) or pass BENCH_LLM_MODEL=path.gguf" >&2; exit 2; }
+	@start=$$(date +%s); \
+	$(BIN)/python -m temporal_rag_bench.llm_bench --size $(BENCH_LLM_SIZE) --model "$(BENCH_LLM_MODEL)" \
+		--threads $(BENCH_LLM_THREADS) --data-dir $(DATA_DIR) --out build/bench-llm; rc=$$?; \
+	echo "bench-llm: wall time $$(( $$(date +%s) - start )) s"; exit $$rc
 
 clean:  ## remove .venv, build/ and the caches
 	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .benchmarks

@@ -1,0 +1,328 @@
+"""The write-time methods of ``make bench-llm``: one :class:`TemporalMemory` per method and
+track, fed the track's prose one statement at a time, in time order, in one namespace.
+
+- ``kappa``: prose judged at write time by the shipped claim judge (``prose_judge="kappa"``).
+- ``llm-extraction``: :class:`~shared_core.extractors.llm.LLMExtractor` over the local model.
+- ``keyed-by-hand``: each statement written with its gold key (subject, relation, object).
+- ``llm-extraction (perfect fake)``: the same LLMExtractor over :class:`PerfectExtractionLLM`,
+  a stand-in that answers every prompt with the statement's gold key in the extractor's JSON
+  format: what the same code does with a model that answers perfectly.
+
+Each statement is written with its valid time (``valid_from``) and its chunk's metadata (the
+chat track's ``user_id``). What every write did is kept (:class:`WriteLog`): keyed or prose,
+the extractor's problem, the ledger's decisions and the versions it closed, and the LLM's
+calls and generated tokens, for :mod:`temporal_rag_bench.llm_bench` to count.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections import defaultdict, deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any, Protocol
+
+from shared_core.clock import ManualClock
+from shared_core.embedders.base import CallableEmbedder, Embedder
+from shared_core.errors import EmbedderError
+from shared_core.extractors.base import Extractor
+from shared_core.facts import Decision
+from shared_core.index.chroma import ChromaIndex
+from shared_core.ledger.sqlite.ledger import SQLiteLedger
+from shared_core.llms import LLMStats
+from shared_core.memory.claims import ClaimJudge
+from shared_core.memory.config import MemoryConfig
+from shared_core.memory.hits import Added
+from shared_core.memory.memory import TemporalMemory
+from temporal_rag_bench.llm_tracks import GoldKey, gold_key
+from temporal_rag_bench.methods_temporal import CHUNK_KEY, ENTITY_KEY, write_time_judge
+from temporal_rag_bench.model import Chunk, Dataset, Question, Retrieved
+from temporal_rag_bench.shared_collection import SharedStore
+
+NAMESPACE = "bench-llm"
+PROMPT_EXAMPLE_DATE = datetime(2024, 5, 1, tzinfo=UTC)
+"""The example date of LLMExtractor's default prompt (issue 31: models copy it)."""
+_SOURCE = re.compile(r"<source_text>\n(.*?)\n</source_text>", re.DOTALL)  # the marked block
+
+
+class CountedLLM(Protocol):
+    """A text LLM that counts its calls (:class:`~shared_core.llms.LocalLLM` does)."""
+
+    def __call__(self, prompt: str, /) -> str: ...
+
+    @property
+    def stats(self) -> LLMStats: ...
+
+
+class PerfectExtractionLLM:
+    """An LLM stand-in for :class:`LLMExtractor` that answers from the gold keys.
+
+    Built from a track's chunks: the statement between the prompt's ``<source_text>`` markers
+    is looked up by its text, and the answer is ``{"facts": [...]}`` with the gold (subject,
+    relation, object) and the sentence itself, no ``valid_from``; unrelated text gets
+    ``{"facts": []}``. Equal texts (two speakers' "I live in Berlin.") are answered in the
+    order the chunks were recorded, which is the order the harness writes them. Deterministic;
+    counts calls, and generated tokens as the answer's whitespace-separated words."""
+
+    name = "perfect-fake"
+
+    def __init__(self, chunks: Sequence[Chunk]) -> None:
+        self._keys: dict[str, deque[GoldKey | None]] = defaultdict(deque)
+        for chunk in sorted(chunks, key=lambda c: c.recorded_order):
+            self._keys[_collapsed(chunk.text)].append(gold_key(chunk))
+        self._stats = LLMStats()
+
+    @property
+    def stats(self) -> LLMStats:
+        return self._stats
+
+    def __call__(self, prompt: str, /) -> str:
+        match = _SOURCE.search(prompt)
+        text = _collapsed(match.group(1)) if match else ""
+        queue = self._keys.get(text)
+        key = queue.popleft() if queue else None
+        facts = []
+        if key is not None:
+            subject, relation, value = key
+            facts.append(
+                {"subject": subject, "relation": relation, "object": value, "sentence": text}
+            )
+        answer = json.dumps({"facts": facts})
+        self._stats = LLMStats(
+            calls=self._stats.calls + 1,
+            generated_tokens=self._stats.generated_tokens + len(answer.split()),
+        )
+        return answer
+
+
+def _collapsed(text: str) -> str:
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True, slots=True)
+class WriteRecord:
+    """What writing one chunk did."""
+
+    chunk: str  # the chunk's id
+    keyed: bool  # at least one keyed statement was stored for it
+    problem: str | None  # the extractor's problem (then stored as prose)
+    decisions: tuple[Decision, ...]
+    closed: tuple[str, ...]  # chunk ids of the versions its writes closed
+    corrected: tuple[str, ...]  # chunk ids of the versions it withdrew as corrections
+    dated_elsewhere: int = 0  # keyed statements stored with a valid_from not the caller's
+    prompt_dated: int = 0  # of which dated at the extractor prompt's example date
+
+
+@dataclass(slots=True)
+class WriteLog:
+    """Every write of one method on one track, with the LLM's cost."""
+
+    records: list[WriteRecord] = field(default_factory=list)
+    seconds: float = 0.0
+    llm: LLMStats = field(default_factory=LLMStats)
+
+
+Writing = Callable[[SharedStore], "WriteSetup"]
+
+
+@dataclass(frozen=True, slots=True)
+class WriteSetup:
+    """How a method's memory writes: its extractor, its prose judge, whether it writes the
+    gold keys itself, and the LLM whose calls count (None: no LLM)."""
+
+    extractor: Extractor | None = None
+    prose_judge: ClaimJudge | None = None
+    keyed_by_hand: bool = False
+    llm: CountedLLM | None = None
+
+
+class MemoryMethod:
+    """A TemporalMemory written statement by statement as ``setup`` says; searched at
+    ``valid_at=now`` (so as-of questions read the past), current state only."""
+
+    family = "memory"
+    real_class: str | None = None
+    buffer = 0
+
+    def __init__(self, name: str, description: str, setup: Writing, *, embedder: Embedder) -> None:
+        self.name = name
+        self.description = description
+        self._setup = setup
+        self._embedder = embedder
+        self.log = WriteLog()
+        self.ingest_seconds: float | None = None
+        self._shared: SharedStore | None = None
+        self._memory: TemporalMemory | None = None
+
+    def ingest(self, dataset: Dataset, shared: SharedStore) -> None:
+        setup = self._setup(shared)
+        latest = max((c.timestamp for c in shared.chunks), default=dataset.now)
+        clock = ManualClock(min(latest + timedelta(seconds=1), dataset.now))
+        memory = TemporalMemory(
+            ledger=SQLiteLedger(
+                shared.workdir / f"{shared.name}_{_safe(self.name)}.sqlite",
+                clock=clock,
+                durability="normal",
+            ),
+            index=ChromaIndex(client=shared.client, prefix=f"{shared.name}_{_safe(self.name)}"),
+            config=MemoryConfig(
+                embedder=_with_fallback(shared, self._embedder),
+                extractor=setup.extractor,
+                clock=clock,
+                prose_judge=setup.prose_judge,
+            ),
+        )
+        self._shared, self._memory = shared, memory
+        for relation, cardinality in dataset.cardinalities.items():
+            memory.declare(relation, cardinality)
+        before = setup.llm.stats if setup.llm is not None else LLMStats()
+        started = time.perf_counter()
+        for chunk in sorted(shared.chunks, key=lambda c: c.recorded_order):
+            self.log.records.append(_record(chunk, _write(memory, chunk, setup.keyed_by_hand)))
+        self.log.seconds = time.perf_counter() - started
+        self.ingest_seconds = self.log.seconds
+        if setup.llm is not None:
+            self.log.llm = setup.llm.stats.since(before)
+
+    def retrieve(self, question: Question, k: int, *, now: datetime) -> Retrieved:
+        shared, memory = self._require()
+        hits = memory.search(question.text, k=k, valid_at=now, namespace=NAMESPACE)
+        rows = dict.fromkeys(shared.row[str(h.fact.metadata[CHUNK_KEY])] for h in hits)
+        return Retrieved(tuple(shared.chunks[r] for r in rows))
+
+    def close(self) -> None:
+        if self._memory is not None:
+            self._memory.close()
+
+    def _require(self) -> tuple[SharedStore, TemporalMemory]:
+        if self._shared is None or self._memory is None:
+            raise RuntimeError(f"{self.name}: ingest a dataset first")
+        return self._shared, self._memory
+
+
+def _with_fallback(shared: SharedStore, base: Embedder) -> Embedder:
+    """The shared store's cached vectors, and ``base`` for texts it does not hold (a sentence
+    an extractor cut out of a statement)."""
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        try:
+            return shared.embedder.embed_documents(texts)
+        except EmbedderError:  # the cache misses a text (the store's KeyError, wrapped)
+            return [list(v) for v in base.embed_documents(texts)]
+
+    def embed_query(text: str) -> list[float]:
+        try:
+            return list(shared.embedder.embed_query(text))
+        except EmbedderError:
+            return list(base.embed_query(text))
+
+    return CallableEmbedder(
+        embed, name=base.name, dimension=base.dimension, embed_query=embed_query
+    )
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_")
+
+
+def _metadata(chunk: Chunk) -> dict[str, Any]:
+    metadata: dict[str, Any] = dict(chunk.metadata)
+    metadata[CHUNK_KEY] = chunk.id
+    if chunk.entity is not None:
+        metadata[ENTITY_KEY] = chunk.entity
+    return metadata
+
+
+def _write(memory: TemporalMemory, chunk: Chunk, keyed_by_hand: bool) -> Added:
+    key = gold_key(chunk) if keyed_by_hand else None
+    if key is None:
+        return memory.add(
+            chunk.text, valid_from=chunk.timestamp, namespace=NAMESPACE, metadata=_metadata(chunk)
+        )
+    subject, relation, value = key
+    return memory.add(
+        chunk.text,
+        subject=subject,
+        relation=relation,
+        object=value,
+        valid_from=chunk.timestamp,
+        namespace=NAMESPACE,
+        metadata=_metadata(chunk),
+    )
+
+
+def _record(chunk: Chunk, added: Added) -> WriteRecord:
+    keyed = [w.fact for w in added.writes if w.fact is not None and w.fact.subject is not None]
+    # a reinforcing or duplicate write returns the version already stored, with its own date
+    fresh = [
+        w.fact
+        for w in added.writes
+        if w.fact is not None
+        and w.fact.subject is not None
+        and w.decision not in (Decision.REINFORCED, Decision.DUPLICATE)
+    ]
+
+    def chunk_of(metadata: Mapping[str, Any]) -> str:
+        return str(metadata.get(CHUNK_KEY, "?"))
+
+    return WriteRecord(
+        chunk=chunk.id,
+        keyed=bool(keyed),
+        problem=added.problem,
+        decisions=tuple(w.decision for w in added.writes),
+        closed=tuple(chunk_of(f.metadata) for f in added.closed),
+        corrected=tuple(
+            chunk_of(f.metadata)
+            for w in added.writes
+            if w.decision is Decision.CORRECTED
+            for f in w.retired
+        ),
+        dated_elsewhere=sum(f.valid_from != chunk.timestamp for f in fresh),
+        prompt_dated=sum(f.valid_from == PROMPT_EXAMPLE_DATE for f in fresh),
+    )
+
+
+def kappa_setup(shared: SharedStore) -> WriteSetup:
+    """The shipped claim judge at write time; an error when kappa cannot run here."""
+    judge = write_time_judge(shared)
+    if judge is None:
+        raise RuntimeError("kappa cannot run here (the embedded extra, or MiniLM vectors)")
+    return WriteSetup(prose_judge=judge)
+
+
+def keyed_setup(shared: SharedStore) -> WriteSetup:
+    """The gold keys written by hand."""
+    return WriteSetup(keyed_by_hand=True)
+
+
+def extraction_setup(llm: CountedLLM) -> Writing:
+    """LLMExtractor over ``llm`` (a failed call keeps the text as prose)."""
+    from shared_core.extractors.llm import LLMExtractor
+
+    def setup(shared: SharedStore) -> WriteSetup:
+        return WriteSetup(extractor=LLMExtractor(llm, on_error="prose"), llm=llm)
+
+    return setup
+
+
+def perfect_setup(shared: SharedStore) -> WriteSetup:
+    """LLMExtractor over a :class:`PerfectExtractionLLM` of the track."""
+    return extraction_setup(PerfectExtractionLLM(shared.chunks))(shared)
+
+
+__all__ = [
+    "NAMESPACE",
+    "CountedLLM",
+    "MemoryMethod",
+    "PerfectExtractionLLM",
+    "WriteLog",
+    "WriteRecord",
+    "WriteSetup",
+    "extraction_setup",
+    "kappa_setup",
+    "keyed_setup",
+    "perfect_setup",
+]
