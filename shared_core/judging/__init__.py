@@ -1,0 +1,21 @@
+"""Write-time judging: the port the writer calls once per batch, and its implementations."""
+
+from shared_core.judging.base import (
+    AsyncJudge,
+    Judge,
+    Judgement,
+    WriteBatch,
+    scoped_subject,
+    speaker_subject,
+)
+from shared_core.judging.chain import JudgeChain
+
+__all__ = [
+    "AsyncJudge",
+    "Judge",
+    "JudgeChain",
+    "Judgement",
+    "WriteBatch",
+    "scoped_subject",
+    "speaker_subject",
+]
