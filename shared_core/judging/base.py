@@ -22,7 +22,7 @@ Rules every judge keeps:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Protocol, runtime_checkable
@@ -63,8 +63,10 @@ def scoped_subject(subject: str, speaker: str | None) -> str:
 class WriteBatch:
     """What a judge sees of one write: the planned statements (keyed facts and prose, whose
     ``key`` is None), who wrote each (``speakers``, parallel; None: nobody named), the memory's
-    vectors of their texts, and read access to what the memory holds (``ledger``, and
-    ``index``, brought up to date before the call) at record time ``now``."""
+    vectors of their texts, read access to what the memory holds (``ledger``, and ``index``,
+    brought up to date before the call) at record time ``now``, the memory's ``embed`` (texts
+    to vectors, e.g. to compare relation names) and ``speaker_field``, the metadata field that
+    names a stored statement's speaker (None: speakers are not recorded)."""
 
     statements: tuple[Fact, ...]
     speakers: tuple[str | None, ...]
@@ -72,6 +74,8 @@ class WriteBatch:
     ledger: LedgerStore
     index: VectorIndex
     now: Instant
+    embed: Callable[[Sequence[str]], list[Vector]]
+    speaker_field: str | None = None
 
     def __post_init__(self) -> None:
         if len(self.speakers) != len(self.statements):
