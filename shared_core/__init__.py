@@ -15,6 +15,7 @@ from shared_core.detectors import (
     KappaScorer,
     KeyConflictDetector,
     LLMConflictDetector,
+    LLMGroupDetector,
     NLIConflictDetector,
     kappa_detector,
 )
@@ -156,6 +157,7 @@ __all__ = [  # noqa: RUF022  (grouped by topic, not sorted)
     "KappaScorer",
     "KeyConflictDetector",
     "LLMConflictDetector",
+    "LLMGroupDetector",
     "NLIConflictDetector",
     "NeverConflicts",
     "RecencyBuffer",

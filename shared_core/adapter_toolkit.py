@@ -16,7 +16,9 @@ for both directions live here once:
   carry a ``subject`` of their own (an e-mail's, say), and a prose candidate is never removed
   by the key rule, so the lenient reading cannot hide a fact. Malformed values of a complete
   key, a bad time or namespace are :class:`~shared_core.errors.InvalidInputError` naming the
-  document and the field.
+  document and the field. The metadata's top-level scalar fields (str, number, bool, None) go
+  with the candidate as its ``metadata``, so a detector can tell speakers apart (``user_id``);
+  other values (datetimes, lists, dicts) are left out, never an error.
 - **The shadow record** (:func:`shadow_record`): one dict per candidate Phi_T removed, with the
   same fields in both adapters: ``id`` (the framework's id of the removed item), ``fact_id``
   (its fact id when temporal-rag stored it, else ``None``), ``position`` (its index in the
@@ -53,6 +55,7 @@ from shared_core.facts import (
     FactKey,
     ObjectValue,
     check_namespace,
+    freeze_metadata,
     key_relation,
     key_subject,
     thaw_metadata,
@@ -230,7 +233,22 @@ def candidate_from_metadata(
         key=key,
         object=value,
         score=score,
+        metadata=_scalars(metadata),
     )
+
+
+def _scalars(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """The top-level fields whose values are JSON scalars a candidate can hold."""
+    out: dict[str, Any] = {}
+    for name, value in metadata.items():
+        if not isinstance(name, str) or not isinstance(value, str | int | float | None):
+            continue
+        try:
+            freeze_metadata({name: value}, "metadata")
+        except InvalidInputError:
+            continue  # a NaN, a lone surrogate: not this candidate's business
+        out[name] = value
+    return out
 
 
 def _key(

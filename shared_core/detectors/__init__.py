@@ -1,5 +1,5 @@
 """Conflict detectors (kappa) for Phi_T: by key, by NLI model (kappa-minilm, shipped, or any
-local NLI model) and by LLM judge.
+local NLI model), by LLM judge and by LLM grouping (one call per retrieved set).
 
 All are light to import: the NLI model's libraries (transformers, torch) load on first use only,
 in :mod:`shared_core.detectors.transformers_nli`.
@@ -8,16 +8,20 @@ in :mod:`shared_core.detectors.transformers_nli`.
 from shared_core.detectors.kappa import KappaScorer, kappa_detector
 from shared_core.detectors.key import KeyConflictDetector
 from shared_core.detectors.llm import LLMConflictDetector
+from shared_core.detectors.llm_groups import GROUPS_SCHEMA, GroupDetectorStats, LLMGroupDetector
 from shared_core.detectors.nli import NLIConflictDetector, PairCounts, PairScorer
 from shared_core.detectors.prefilters import AllPrefilters, CosinePrefilter, same_subject
 from shared_core.detectors.transformers_nli import TransformersNLIScorer
 
 __all__ = [
+    "GROUPS_SCHEMA",
     "AllPrefilters",
     "CosinePrefilter",
+    "GroupDetectorStats",
     "KappaScorer",
     "KeyConflictDetector",
     "LLMConflictDetector",
+    "LLMGroupDetector",
     "NLIConflictDetector",
     "PairCounts",
     "PairScorer",

@@ -68,6 +68,7 @@ SHARED_CORE = [
     "kappa_detector",
     "NLIConflictDetector",
     "LLMConflictDetector",
+    "LLMGroupDetector",
     "RecencyBuffer",
     # LLM callables
     "TextLLM",
