@@ -9,7 +9,9 @@ of closed, closings across speakers and of multi-valued facts, LLM calls and gen
 per statement and statements/s. Then the local model answers every CURRENT and STATIC question
 from each method's top-k (:mod:`temporal_rag_bench.answers`): correct / stale / other per N,
 the Majority Vote Trap curve. At the full size, LoCoMo's observations are written through the
-LLM extractor too: the share closed, and sampled closings printed to read by hand.
+LLM extractor too: the share closed, and sampled closings printed to read by hand. The
+read-time method (``llm-groups``: the LLM group detector over the stored prose) reports its
+reads' LLM calls and tokens per question instead.
 
 ``python -m temporal_rag_bench.llm_bench --size smoke|default|full --model PATH.gguf`` (the
 model: ``--model``, else ``$TEMPORAL_RAG_LOCAL_LLM``); writes ``report.md`` and
@@ -40,8 +42,10 @@ from temporal_rag_bench.llm_methods import (
     CountedLLM,
     MemoryMethod,
     extraction_setup,
+    group_setup,
     kappa_setup,
     keyed_setup,
+    perfect_group_setup,
     perfect_setup,
 )
 from temporal_rag_bench.llm_tracks import TrackSize, load_tracks
@@ -59,7 +63,9 @@ KAPPA = "kappa"
 EXTRACTION = "llm-extraction"
 KEYED = "keyed-by-hand"
 PERFECT = "llm-extraction (perfect fake)"
-METHODS = (PLAIN, RECENCY, KAPPA, EXTRACTION, KEYED, PERFECT)
+GROUPS = "llm-groups"
+PERFECT_GROUPS = "llm-groups (perfect fake)"
+METHODS = (PLAIN, RECENCY, KAPPA, EXTRACTION, KEYED, PERFECT, GROUPS, PERFECT_GROUPS)
 LOCOMO_SAMPLE = 50
 
 
@@ -120,7 +126,7 @@ def method_factory(
     names: Sequence[str], embedder: Embedder, llm: CountedLLM | None
 ) -> Callable[[], list[Any]]:
     """Fresh method instances per track: the ``names`` of :data:`METHODS` (``llm-extraction``
-    only with an ``llm``)."""
+    and ``llm-groups`` only with an ``llm``)."""
 
     def memory(name: str, description: str, setup: Any) -> MemoryMethod:
         return MemoryMethod(name, description, setup, embedder=embedder)
@@ -142,6 +148,18 @@ def method_factory(
                 out.append(memory(KEYED, "the track's gold keys, written by hand", keyed_setup))
             elif name == PERFECT:
                 out.append(memory(PERFECT, "LLMExtractor over a perfect fake LLM", perfect_setup))
+            elif name == GROUPS and llm is not None:
+                out.append(
+                    memory(GROUPS, "LLMGroupDetector over the local model", group_setup(llm))
+                )
+            elif name == PERFECT_GROUPS:
+                out.append(
+                    memory(
+                        PERFECT_GROUPS,
+                        "LLMGroupDetector over a perfect fake LLM",
+                        perfect_group_setup,
+                    )
+                )
         return out
 
     return build
@@ -268,6 +286,30 @@ def write_figures(memory: MemoryMethod, dataset: Dataset) -> dict[str, Any]:
     }
 
 
+def read_figures(memory: MemoryMethod) -> dict[str, Any] | None:
+    """What a method's read-time detector cost: questions, LLM calls and generated tokens
+    per question, seconds per question, and its own counters (malformed answers, ignored and
+    unsure groups, cache hits); None for a method without one."""
+    if memory.detector is None:
+        return None
+    reads = memory.reads
+    asked = reads.questions
+    figures: dict[str, Any] = {
+        "questions": asked,
+        "llm_calls": reads.llm_calls,
+        "generated_tokens": reads.generated_tokens,
+        "llm_calls_per_question": reads.llm_calls / asked if asked else None,
+        "generated_tokens_per_question": reads.generated_tokens / asked if asked else None,
+        "seconds_per_question": reads.seconds / asked if asked else None,
+    }
+    stats = getattr(memory.detector, "stats", None)
+    for name in ("cache_hits", "errors", "malformed", "groups_ignored", "unsure"):
+        value = getattr(stats, name, None)
+        if isinstance(value, int):
+            figures[name] = value
+    return figures
+
+
 def track_figures(result: TrackResult, k: int) -> dict[str, Any]:
     """A track's figures per method (JSON-ready)."""
     dataset = result.run.dataset
@@ -290,6 +332,9 @@ def track_figures(result: TrackResult, k: int) -> dict[str, Any]:
                 ).to_dict()
             if run.method in result.writes:
                 entry["writes"] = write_figures(result.writes[run.method], dataset)
+                reads = read_figures(result.writes[run.method])
+                if reads is not None:
+                    entry["reads"] = reads
             answers = result.answers.get(run.method, [])
             entry["answers"] = {
                 group: {v: w.to_dict() for v, w in cells.items()}
@@ -444,6 +489,28 @@ def tables(results: dict[str, Any]) -> str:
                 cells += ["-"] * 8
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
+        read = {name: e["reads"] for name, e in track["methods"].items() if e.get("reads")}
+        if read:
+            lines += [
+                "Read-time LLM cost (the write columns above count writes only):",
+                "",
+                "| method | questions | LLM calls/question | tokens/question | s/question "
+                "| cache hits | malformed | groups ignored / unsure |",
+                "| --- | --- | --- | --- | --- | --- | --- | --- |",
+            ]
+            for name, r in read.items():
+                cells = [
+                    name,
+                    str(r["questions"]),
+                    _pct(r["llm_calls_per_question"]),
+                    _pct(r["generated_tokens_per_question"]),
+                    _pct(r["seconds_per_question"]),
+                    str(r.get("cache_hits", "-")),
+                    str(r.get("malformed", "-")),
+                    f"{r.get('groups_ignored', '-')} / {r.get('unsure', '-')}",
+                ]
+                lines.append("| " + " | ".join(cells) + " |")
+            lines.append("")
         groups = sorted(
             {g for e in track["methods"].values() for g in e.get("answers", {})},
             key=lambda g: (g == "all", int(g[2:]) if g != "all" else 0),
@@ -533,6 +600,8 @@ def bench_llm(
     answerer = Answerer(answer_llm) if answer_llm is not None else None
     if llm is None and EXTRACTION in methods:
         notes.append("llm-extraction not run: no model")
+    if llm is None and GROUPS in methods:
+        notes.append("llm-groups not run: no model")
     results = run_tracks(
         datasets,
         embedder,

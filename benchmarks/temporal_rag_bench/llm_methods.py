@@ -7,11 +7,17 @@ track, fed the track's prose one statement at a time, in time order, in one name
 - ``llm-extraction (perfect fake)``: the same LLMExtractor over :class:`PerfectExtractionLLM`,
   a stand-in that answers every prompt with the statement's gold key in the extractor's JSON
   format: what the same code does with a model that answers perfectly.
+- ``llm-groups``: prose stored as it is, resolved at read time by
+  :class:`~shared_core.detectors.llm_groups.LLMGroupDetector` over the local model (one call per
+  question's retrieved set: which chunks state the same attribute; the newest of each wins).
+- ``llm-groups (perfect fake)``: the same detector over :class:`PerfectGroupingLLM`, which
+  groups the chunks by their gold (subject, attribute) when the attribute is single-valued.
 
 Each statement is written with its valid time (``valid_from``) and its chunk's metadata (the
 chat track's ``user_id``). What every write did is kept (:class:`WriteLog`): keyed or prose,
 the extractor's problem, the ledger's decisions and the versions it closed, and the LLM's
-calls and generated tokens, for :mod:`temporal_rag_bench.llm_bench` to count.
+calls and generated tokens, for :mod:`temporal_rag_bench.llm_bench` to count; a method with a
+read-time detector also counts its reads' LLM calls and tokens (:class:`ReadLog`).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from shared_core.clock import ManualClock
+from shared_core.detectors.llm_groups import LLMGroupDetector
 from shared_core.embedders.base import CallableEmbedder, Embedder
 from shared_core.errors import EmbedderError
 from shared_core.extractors.base import Extractor
@@ -37,6 +44,7 @@ from shared_core.memory.claims import ClaimJudge
 from shared_core.memory.config import MemoryConfig
 from shared_core.memory.hits import Added
 from shared_core.memory.memory import TemporalMemory
+from shared_core.phi_t import ConflictDetector
 from temporal_rag_bench.llm_tracks import GoldKey, gold_key
 from temporal_rag_bench.methods_temporal import CHUNK_KEY, ENTITY_KEY, write_time_judge
 from temporal_rag_bench.model import Chunk, Dataset, Question, Retrieved
@@ -46,6 +54,7 @@ NAMESPACE = "bench-llm"
 PROMPT_EXAMPLE_DATE = datetime(2024, 5, 1, tzinfo=UTC)
 """The example date of LLMExtractor's default prompt (issue 31: models copy it)."""
 _SOURCE = re.compile(r"<source_text>\n(.*?)\n</source_text>", re.DOTALL)  # the marked block
+_CHUNK_LINE = re.compile(r"^(\d+)\. \[([^\]]*)\] (.*)$", re.MULTILINE)  # a group prompt's chunk
 
 
 class CountedLLM(Protocol):
@@ -98,6 +107,50 @@ class PerfectExtractionLLM:
         return answer
 
 
+class PerfectGroupingLLM:
+    """An LLM stand-in for :class:`LLMGroupDetector` that answers from the gold keys.
+
+    Each numbered chunk of the prompt is looked up by its text and speaker (the ``speaker``
+    label the detector writes); chunks of one gold (subject, attribute) whose attribute is
+    single-valued form a group. A text that names different keys, or none, joins no group.
+    Deterministic; counts calls, and generated tokens as the answer's whitespace-separated
+    words."""
+
+    name = "perfect-groups"
+
+    def __init__(self, chunks: Sequence[Chunk], cardinalities: Mapping[str, Any]) -> None:
+        self._keys: dict[tuple[str, str | None], set[tuple[str, str] | None]] = defaultdict(set)
+        for chunk in chunks:
+            gold = gold_key(chunk)
+            single = gold is not None and str(cardinalities.get(gold[1], "one")) != "many"
+            speaker = chunk.metadata.get("user_id")
+            key = (gold[0], gold[1]) if gold is not None and single else None
+            self._keys[(_collapsed(chunk.text), None if speaker is None else str(speaker))].add(key)
+        self._stats = LLMStats()
+
+    @property
+    def stats(self) -> LLMStats:
+        return self._stats
+
+    def __call__(self, prompt: str, /) -> str:
+        groups: dict[tuple[str, str], list[int]] = defaultdict(list)
+        for match in _CHUNK_LINE.finditer(prompt):
+            label = match.group(2)
+            speaker = label.split(", speaker ", 1)[1] if ", speaker " in label else None
+            keys = self._keys.get((match.group(3), speaker), set())
+            if len(keys) == 1 and (key := next(iter(keys))) is not None:
+                groups[key].append(int(match.group(1)))
+        answer = json.dumps(
+            {"groups": [g for g in groups.values() if len(g) > 1], "unsure": []},
+            separators=(", ", ": "),
+        )
+        self._stats = LLMStats(
+            calls=self._stats.calls + 1,
+            generated_tokens=self._stats.generated_tokens + len(answer.split()),
+        )
+        return answer
+
+
 def _collapsed(text: str) -> str:
     return " ".join(text.split())
 
@@ -125,18 +178,31 @@ class WriteLog:
     llm: LLMStats = field(default_factory=LLMStats)
 
 
+@dataclass(slots=True)
+class ReadLog:
+    """The reads of a method with a read-time detector: questions searched, their seconds, the
+    LLM's calls and generated tokens while searching."""
+
+    questions: int = 0
+    seconds: float = 0.0
+    llm_calls: int = 0
+    generated_tokens: int = 0
+
+
 Writing = Callable[[SharedStore], "WriteSetup"]
 
 
 @dataclass(frozen=True, slots=True)
 class WriteSetup:
     """How a method's memory writes: its extractor, its prose judge, whether it writes the
-    gold keys itself, and the LLM whose calls count (None: no LLM)."""
+    gold keys itself, and the LLM whose calls count (None: no LLM); and how it reads: the
+    detector its searches pass to Phi_T (None: none)."""
 
     extractor: Extractor | None = None
     prose_judge: ClaimJudge | None = None
     keyed_by_hand: bool = False
     llm: CountedLLM | None = None
+    detector: ConflictDetector | None = None
 
 
 class MemoryMethod:
@@ -153,9 +219,12 @@ class MemoryMethod:
         self._setup = setup
         self._embedder = embedder
         self.log = WriteLog()
+        self.reads = ReadLog()
+        self.detector: ConflictDetector | None = None
         self.ingest_seconds: float | None = None
         self._shared: SharedStore | None = None
         self._memory: TemporalMemory | None = None
+        self._llm: CountedLLM | None = None
 
     def ingest(self, dataset: Dataset, shared: SharedStore) -> None:
         setup = self._setup(shared)
@@ -176,6 +245,7 @@ class MemoryMethod:
             ),
         )
         self._shared, self._memory = shared, memory
+        self.detector, self._llm = setup.detector, setup.llm
         for relation, cardinality in dataset.cardinalities.items():
             memory.declare(relation, cardinality)
         before = setup.llm.stats if setup.llm is not None else LLMStats()
@@ -189,9 +259,28 @@ class MemoryMethod:
 
     def retrieve(self, question: Question, k: int, *, now: datetime) -> Retrieved:
         shared, memory = self._require()
-        hits = memory.search(question.text, k=k, valid_at=now, namespace=NAMESPACE)
+        if self.detector is None:
+            hits = memory.search(question.text, k=k, valid_at=now, namespace=NAMESPACE)
+        else:
+            hits = self._search_with_detector(memory, question, k, now)
         rows = dict.fromkeys(shared.row[str(h.fact.metadata[CHUNK_KEY])] for h in hits)
         return Retrieved(tuple(shared.chunks[r] for r in rows))
+
+    def _search_with_detector(
+        self, memory: TemporalMemory, question: Question, k: int, now: datetime
+    ) -> list[Any]:
+        before = self._llm.stats if self._llm is not None else None
+        started = time.perf_counter()
+        hits = memory.search(
+            question.text, k=k, valid_at=now, namespace=NAMESPACE, detector=self.detector
+        )
+        self.reads.questions += 1
+        self.reads.seconds += time.perf_counter() - started
+        if self._llm is not None and before is not None:
+            spent = self._llm.stats.since(before)
+            self.reads.llm_calls += spent.calls
+            self.reads.generated_tokens += spent.generated_tokens
+        return hits
 
     def close(self) -> None:
         if self._memory is not None:
@@ -313,16 +402,36 @@ def perfect_setup(shared: SharedStore) -> WriteSetup:
     return extraction_setup(PerfectExtractionLLM(shared.chunks))(shared)
 
 
+def group_setup(llm: CountedLLM) -> Writing:
+    """Prose written as it is, read through :class:`LLMGroupDetector` over ``llm`` (a failed
+    call drops nothing)."""
+
+    def setup(shared: SharedStore) -> WriteSetup:
+        return WriteSetup(detector=LLMGroupDetector(llm, on_error="skip"), llm=llm)
+
+    return setup
+
+
+def perfect_group_setup(shared: SharedStore) -> WriteSetup:
+    """:func:`group_setup` over a :class:`PerfectGroupingLLM` of the track."""
+    llm = PerfectGroupingLLM(shared.chunks, shared.dataset.cardinalities)
+    return group_setup(llm)(shared)
+
+
 __all__ = [
     "NAMESPACE",
     "CountedLLM",
     "MemoryMethod",
     "PerfectExtractionLLM",
+    "PerfectGroupingLLM",
+    "ReadLog",
     "WriteLog",
     "WriteRecord",
     "WriteSetup",
     "extraction_setup",
+    "group_setup",
     "kappa_setup",
     "keyed_setup",
+    "perfect_group_setup",
     "perfect_setup",
 ]

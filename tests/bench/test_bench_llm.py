@@ -26,8 +26,10 @@ from temporal_rag_bench.answers import (
 from temporal_rag_bench.chat import ChatSize
 from temporal_rag_bench.llm_bench import (
     EXTRACTION,
+    GROUPS,
     KEYED,
     PERFECT,
+    PERFECT_GROUPS,
     PLAIN,
     RECENCY,
     SIZES,
@@ -423,3 +425,57 @@ def test_without_a_model_the_command_says_how_to_get_one(
     assert main(["--size", "smoke", "--out", str(tmp_path)]) == 2
     assert main(["--model", str(tmp_path / "missing.gguf"), "--out", str(tmp_path)]) == 2
     assert "make local-llm" in capsys.readouterr().err
+
+
+class GroupsEverything:
+    """A scripted bad grouping model: every chunk of the prompt in one group, whoever said it
+    and whatever it was about."""
+
+    def __init__(self) -> None:
+        self._stats = LLMStats()
+
+    @property
+    def stats(self) -> LLMStats:
+        return self._stats
+
+    def __call__(self, prompt: str, /) -> str:
+        numbers = [int(n) for n in re.findall(r"^(\d+)\. \[", prompt, re.MULTILINE)]
+        self._stats = LLMStats(
+            calls=self._stats.calls + 1, generated_tokens=self._stats.generated_tokens + 10
+        )
+        return json.dumps({"groups": [numbers], "unsure": []})
+
+
+def test_the_group_detector_runs_beside_the_others_at_read_time(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    results = bench_llm(
+        TINY,
+        data_dir=data_dir,
+        out=tmp_path / "out",
+        embedder=HashingEmbedder(256),
+        llm=GroupsEverything(),
+        answer_llm=FirstLine(),
+        model_name="fake",
+        threads=None,
+        methods=(PLAIN, KEYED, GROUPS, PERFECT_GROUPS),
+    )
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "Read-time LLM cost" in report
+    for track in results["tracks"]:
+        methods = track["methods"]
+        for name in (GROUPS, PERFECT_GROUPS):
+            assert methods[name]["status"] == "ok", (track["name"], methods[name]["note"])
+            writes, reads = methods[name]["writes"], methods[name]["reads"]
+            assert writes["llm_calls"] == writes["closings"] == 0  # prose stored as it is
+            assert reads["questions"] > 0
+            assert reads["llm_calls_per_question"] <= 1.0  # one call per retrieved set at most
+            assert reads["malformed"] == 0
+        assert "reads" not in methods[KEYED]
+        clean = {n: methods[n]["summary"]["clean"]["estimate"] for n in (PLAIN, PERFECT_GROUPS)}
+        assert clean[PERFECT_GROUPS] >= clean[PLAIN], track["name"]
+    # a perfect grouping model resolves what is retrieved together (SituatedQA: all of it)
+    assert (
+        _methods(results, "situatedqa-prose")[PERFECT_GROUPS]["summary"]["clean"]["estimate"] == 1
+    )
+    assert _methods(results, "chat")[GROUPS]["reads"]["generated_tokens_per_question"] > 0
