@@ -130,6 +130,30 @@ def test_a_candidate_reads_tau_and_the_key_from_the_default_fields() -> None:
     assert (partial.key, partial.timestamp) == (None, None)
 
 
+def test_a_candidate_carries_the_speaker_and_other_scalar_metadata_never_failing_on_the_rest() -> (
+    None
+):
+    # the group detector keeps speakers apart by metadata["user_id"]: adapters dropped it
+    metadata = {
+        "user_id": "ana",
+        "turn": 3,
+        "score": 0.5,
+        "pinned": True,
+        "note": None,
+        "valid_from": d(2024),  # a datetime: read as tau, left out of the metadata
+        "tags": ["a"],
+        "extra": {"b": 1},
+        "nan": float("nan"),
+        "broken": "\ud800",
+    }
+    candidate = candidate_from_metadata(position=0, text="t", metadata=metadata,
+                                        fields=MetadataFields(), label="documents[0]")  # fmt: skip
+    assert dict(candidate.metadata) == {
+        "user_id": "ana", "turn": 3, "score": 0.5, "pinned": True, "note": None
+    }  # fmt: skip
+    assert candidate.timestamp == d(2024)
+
+
 @pytest.mark.parametrize(
     ("metadata", "field"),
     [
