@@ -30,7 +30,7 @@ import string
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import datetime
 from functools import partial
 from itertools import combinations
 from typing import Any, Literal
@@ -42,6 +42,7 @@ from shared_core.detectors.llm_answers import (
     read_verdict,
     snippet,
 )
+from shared_core.detectors.llm_prompts import QUERY_BLOCK, date_labels, one_line, query_fields
 from shared_core.errors import DetectorError, InvalidInputError, NeedsAsyncError
 from shared_core.llm_calls import TextLLM, aask, ask, check_llm
 from shared_core.phi_t import Candidate, Conflict, ordered_pairs
@@ -93,7 +94,6 @@ be true at the same time.
 Answer with one word: yes or no.
 """
 
-_QUERY_BLOCK = "They were retrieved to answer this question: {query}\n"
 Pairs = set[tuple[int, int]]
 Job = tuple[str, Callable[[str], Pairs]]  # a prompt, and how to read its answer
 
@@ -106,7 +106,7 @@ _SAMPLE_VALUES: dict[str, Any] = {
     "statements": "1. [2024-01-01] a\n2. [2024-02-01] b",
     "count": 2,
     "query": "q",
-    "query_block": _QUERY_BLOCK.format(query="q"),
+    "query_block": QUERY_BLOCK.format(query="q"),
     "older": "a",
     "newer": "b",
     "older_date": "2024-01-01",
@@ -282,13 +282,13 @@ class LLMConflictDetector:
                     yield window  # at least two distinct times: something to judge
 
     def _window_job(self, pool: Sequence[Candidate], window: list[int], query: str | None) -> Job:
-        labels = _date_labels(pool, window)
+        labels = date_labels(pool, window)
         lines = [
-            f"{number}. [{labels[index]}] {_one_line(pool[index].text)}"
+            f"{number}. [{labels[index]}] {one_line(pool[index].text)}"
             for number, index in enumerate(window, start=1)
         ]
         prompt = self.template.format(
-            statements="\n".join(lines), count=len(window), **_query_fields(query)
+            statements="\n".join(lines), count=len(window), **query_fields(query)
         )
         return prompt, partial(self._read_window, pool, window)
 
@@ -312,13 +312,13 @@ class LLMConflictDetector:
 
     def _pair_jobs(self, pool: Sequence[Candidate], query: str | None) -> Iterator[Job]:
         for older, newer in ordered_pairs(pool):
-            labels = _date_labels(pool, [older, newer])
+            labels = date_labels(pool, [older, newer])
             prompt = self.template.format(
-                older=_one_line(pool[older].text),
-                newer=_one_line(pool[newer].text),
+                older=one_line(pool[older].text),
+                newer=one_line(pool[newer].text),
                 older_date=labels[older],
                 newer_date=labels[newer],
-                **_query_fields(query),
+                **query_fields(query),
             )
             yield prompt, partial(self._read_verdict, older, newer)
 
@@ -451,38 +451,6 @@ def _checked_template(template: object, mode: str) -> str:
             f"use plain fields such as {known}; write literal braces as {{{{ and }}}}",
         ) from exc
     return template
-
-
-def _query_fields(query: str | None) -> dict[str, str]:
-    text = _one_line(query) if query else ""
-    return {"query": text, "query_block": _QUERY_BLOCK.format(query=text) if text else ""}
-
-
-def _one_line(text: str) -> str:
-    """Whitespace collapsed, so a chunk with newlines cannot break the numbered list."""
-    return " ".join(text.split())
-
-
-def _date_labels(pool: Sequence[Candidate], members: Sequence[int]) -> dict[int, str]:
-    """UTC dates, or full UTC timestamps when a date alone would not tell two apart."""
-    times: dict[int, datetime | None] = {}
-    for index in members:
-        stamp = pool[index].timestamp
-        times[index] = None if stamp is None else stamp.astimezone(UTC)
-    by_day: dict[date, set[datetime]] = {}
-    for moment in times.values():
-        if moment is not None:
-            by_day.setdefault(moment.date(), set()).add(moment)
-    precise = any(len(moments) > 1 for moments in by_day.values())
-    labels = {}
-    for index, moment in times.items():
-        if moment is None:
-            labels[index] = "undated"
-        elif precise:
-            labels[index] = moment.isoformat(timespec="seconds")
-        else:
-            labels[index] = moment.date().isoformat()
-    return labels
 
 
 __all__ = ["PAIR_TEMPLATE", "SET_TEMPLATE", "LLMConflictDetector", "LLMDetectorStats"]

@@ -1,4 +1,5 @@
-"""kappa by one LLM call per retrieved set (GC-Mem): the LLM groups chunks, the rule resolves.
+"""Phi_T's conflicts from one LLM call per retrieved set (GC-Mem): the LLM groups chunks, the
+rule resolves.
 
 :class:`LLMGroupDetector` shows the LLM a query's retrieved chunks once, numbered, oldest first,
 each with its valid date (and its speaker), and asks which chunks state the same attribute of
@@ -26,8 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from shared_core.detectors.llm import _date_labels, _one_line, _query_fields
 from shared_core.detectors.llm_answers import find_json, snippet
+from shared_core.detectors.llm_prompts import date_labels, one_line, query_fields
 from shared_core.errors import DetectorError, InvalidInputError, NeedsAsyncError
 from shared_core.llm_calls import TextLLM, aask, ask, check_llm
 from shared_core.phi_t import Candidate, Conflict
@@ -224,14 +225,14 @@ class LLMGroupDetector:
         return [index for _, index in dated]
 
     def _prompt(self, pool: Sequence[Candidate], shown: list[int], query: str | None) -> str:
-        labels = _date_labels(pool, shown)
+        labels = date_labels(pool, shown)
         lines = []
         for number, index in enumerate(shown, start=1):
             speaker = self._speaker(pool[index])
-            said = "" if speaker is None else f", speaker {_one_line(speaker)}"
-            lines.append(f"{number}. [{labels[index]}{said}] {_one_line(pool[index].text)}")
+            said = "" if speaker is None else f", speaker {one_line(speaker)}"
+            lines.append(f"{number}. [{labels[index]}{said}] {one_line(pool[index].text)}")
         return self.template.format(
-            chunks="\n".join(lines), count=len(shown), **_query_fields(query)
+            chunks="\n".join(lines), count=len(shown), **query_fields(query)
         )
 
     # -- the answer and the rule ---------------------------------------------------------------
