@@ -11,8 +11,7 @@ format is :mod:`shared_core.judging.llm_format`.
 The model proposes; these rules decide, in statement order:
 
 - first person (and the speaker's own name) is the speaker
-  (:func:`~shared_core.judging.base.scoped_subject`); any other subject must be written in the
-  statement, and is scoped to the speaker;
+  (:func:`~shared_core.judging.base.scoped_subject`); any other subject is scoped to them;
 - a reference to a known key keeps that key, its cardinality the ledger's; a number the prompt
   did not show is dropped, never guessed;
 - a new relation is normalised, then mapped to the subject's nearest existing relation
@@ -59,6 +58,7 @@ from shared_core.facts import (
     Fact,
     ObjectValue,
     key_subject,
+    normalize_relation,
     normalize_text,
 )
 from shared_core.judging.base import (
@@ -286,7 +286,8 @@ class LLMExtractor:
             return Extraction()
         tokens = _generated_tokens(self.llm)
         chunk = self._chunk([statement], {})
-        outcome = self._resolve(chunk, self._ask(chunk.prompt), None, {}, {})[0]
+        answer = self._ask(chunk.prompt, instead="aextract")
+        outcome = self._resolve(chunk, answer, None, {}, {})[0]
         self._count(1, tokens)
         return _dated(outcome, statement)
 
@@ -401,12 +402,12 @@ class LLMExtractor:
 
     # ------------------------------------------------------------------ asking
 
-    def _ask(self, prompt: str) -> object:
+    def _ask(self, prompt: str, *, instead: str = "ajudge") -> object:
         cached = self._cached(prompt)
         if cached is not None:
             return cached
         try:
-            answer = ask(self.llm, prompt, who="LLM extractor", instead="ajudge")
+            answer = ask(self.llm, prompt, who="LLM extractor", instead=instead)
         except NeedsAsyncError:
             raise  # a misuse of the sync path, not a failed call: never kept as prose
         except Exception as exc:
@@ -578,7 +579,10 @@ class _Decider:
             kind = "empty"
         problem = None
         if problems:
-            problem = f"dropped {len(problems)} fact(s): {'; '.join(problems)}"
+            given = len(proposals) + len(shape)
+            problem = f"dropped {len(problems)} of {given} facts: {'; '.join(problems)}"
+            if kind == "invalid":
+                problem = f"no valid fact in the answer: {'; '.join(problems)}"
             logger.debug("LLM extractor: %s", problem)
         return Extraction(
             facts=tuple(facts.values()), problem=problem, problem_kind=kind, refused_dates=refused
@@ -594,12 +598,10 @@ class _Decider:
         else:
             assert proposal.subject is not None
             assert proposal.relation is not None
-            subject_or_problem = self._subject(proposal.subject)
-            if subject_or_problem is None:
-                return f"subject {proposal.subject!r} is not written in the statement"
-            subject = subject_or_problem
+            subject = self._subject(proposal.subject)
             relation, cardinality = self._relation(subject, proposal.relation, proposal.card)
         self._propose(subject, relation, proposal.object, cardinality)
+        subject, relation = _displayed(proposal, subject, relation)
         text = _sentence(proposal.sentence, statement.text) or statement.text
         valid_from, refused = proposal.valid_from, False
         if valid_from is not None and not self.judge.stated_date(valid_from, text):
@@ -615,13 +617,12 @@ class _Decider:
         )
         return fact, refused
 
-    def _subject(self, proposed: str) -> str | None:
-        """The keyed, speaker-scoped subject, or None when it is not in the statement."""
+    def _subject(self, proposed: str) -> str:
+        """The keyed, speaker-scoped subject: first person, or the speaker's own name, is the
+        speaker; any other subject is scoped to them."""
         speaker = self.statement.speaker
         if proposed in FIRST_PERSON or (speaker is not None and proposed == key_subject(speaker)):
             return speaker_subject(speaker)
-        if not _words_in(proposed, normalize_text(self.statement.text)):
-            return None
         return scoped_subject(proposed, speaker)
 
     def _relation(self, subject: str, relation: str, card: str | None) -> tuple[str, Cardinality]:
@@ -721,6 +722,20 @@ def _dated(extraction: Extraction, statement: _Statement) -> Extraction:
         for fact in extraction.facts
     )
     return replace(extraction, facts=facts, valid_from=when, metadata=statement.metadata)
+
+
+def _displayed(proposal: Proposal, subject: str, relation: str) -> tuple[str, str]:
+    """The subject and relation to store: as the model wrote them where the rules kept them
+    (they key the same), else their keyed forms (a speaker-scoped subject, a relation mapped to
+    an existing one)."""
+    if proposal.written is None:
+        return subject, relation
+    written_subject, written_relation = proposal.written
+    if key_subject(written_subject) == subject:
+        subject = written_subject
+    if normalize_relation(written_relation) == relation:
+        relation = written_relation
+    return subject, relation
 
 
 def _object_stated(value: ObjectValue, stated_text: str) -> bool:

@@ -120,7 +120,8 @@ class KnownRow:
 class Proposal:
     """One fact of an answer, checked for shape only: its statement (0-based), a known key
     (0-based) or a new subject and relation (keyed forms), the object, the model's cardinality
-    (``"one"``, ``"many"`` or None), its ``valid_from`` and ``sentence`` if given."""
+    (``"one"``, ``"many"`` or None), its ``valid_from`` and ``sentence`` if given, and a new
+    key's names as written (for display)."""
 
     statement: int
     known: int | None
@@ -130,6 +131,7 @@ class Proposal:
     card: str | None
     valid_from: datetime | None
     sentence: str | None
+    written: tuple[str, str] | None = None  # a new subject and relation as the model wrote them
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,7 +225,8 @@ def _proposal(item: dict[str, Any], position: int, known: int) -> Proposal | str
         relation = normal_relation(item.get("relation"), "relation")
     except InvalidInputError as error:
         return f"{error.field}: {error.problem}"
-    return Proposal(position, None, subject, relation, value, card, valid_from, sentence)
+    written = (item["subject"].strip(), item["relation"].strip())
+    return Proposal(position, None, subject, relation, value, card, valid_from, sentence, written)
 
 
 def _valid_from(value: object) -> datetime | None:

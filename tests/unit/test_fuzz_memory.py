@@ -30,7 +30,7 @@ from shared_core.errors import (
     IndexSyncError,
     TemporalRagError,
 )
-from shared_core.extractors.llm import LLMExtractor
+from shared_core.judging.llm import LLMExtractor
 from shared_core.facts import Fact
 from shared_core.filters import where
 from shared_core.index.numpy_index import NumpyIndex

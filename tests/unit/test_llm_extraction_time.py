@@ -14,7 +14,7 @@ import pytest
 from shared_core.clock import ManualClock
 from shared_core.embedders.base import HashingEmbedder
 from shared_core.extractors.base import VALID_FROM_SOURCE
-from shared_core.extractors.llm import DEFAULT_TEMPLATE, LLMExtractor
+from shared_core.judging.llm import DEFAULT_TEMPLATE, LLMExtractor
 from shared_core.facts import Decision, FactStatus, ReasonKind
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
