@@ -473,7 +473,7 @@ class LLMExtractor:
             return {s.position: problem for s in chunk.statements}
         assert isinstance(answer, str)  # _unreadable checked it
         texts = [s.text for s in chunk.statements]
-        found = read(answer, texts, len(chunk.known))
+        found = read(answer, texts)
         if found.problem is not None:
             logger.debug("LLM extractor: %s", found.problem)
             invalid = Extraction(problem=found.problem, problem_kind="invalid")
@@ -593,6 +593,9 @@ class _Decider:
         if not _object_stated(proposal.object, self.stated_text):
             return f"object {snippet(proposal.object)} is not written in the statement"
         if proposal.known is not None:
+            if not 0 <= proposal.known < len(self.chunk.known):
+                number = proposal.known + 1
+                return f"known key number {number} is not in the prompt (not guessed)"
             key = self.chunk.known[proposal.known]
             subject, relation, cardinality = key.subject, key.relation, key.cardinality
         else:

@@ -160,8 +160,9 @@ def render(
     return template.format(statements=shown, known=rows or "(none)", max_facts=max_facts)
 
 
-def read(answer: str, statements: Sequence[str], known: int) -> ReadAnswer:
-    """What ``answer`` proposes for ``statements`` given ``known`` numbered keys (never raises)."""
+def read(answer: str, statements: Sequence[str]) -> ReadAnswer:
+    """What ``answer`` proposes for ``statements`` (never raises). A known key's number is
+    kept as given, minus one: whether the prompt showed it is the judge's rule."""
     count = len(statements)
     items = find_facts(answer)
     if items is None:
@@ -179,7 +180,7 @@ def read(answer: str, statements: Sequence[str], known: int) -> ReadAnswer:
         if isinstance(position, str):
             unplaced.append(f"fact {number}: {position}")
             continue
-        proposal = _proposal(item, position, known)
+        proposal = _proposal(item, position)
         if isinstance(proposal, str):
             problems[position].append(f"fact {number}: {proposal}")
         else:
@@ -208,7 +209,7 @@ def _statement_of(item: object, sources: Sequence[str]) -> int | str:
     return number - 1
 
 
-def _proposal(item: dict[str, Any], position: int, known: int) -> Proposal | str:
+def _proposal(item: dict[str, Any], position: int) -> Proposal | str:
     try:
         if item.get("object") is None:
             return "object is missing"
@@ -218,8 +219,8 @@ def _proposal(item: dict[str, Any], position: int, known: int) -> Proposal | str
         card = item.get("card") if item.get("card") in ("one", "many") else None
         sentence = item.get("sentence") if isinstance(item.get("sentence"), str) else None
         if number is not None:
-            if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= known:
-                return f"known key number {snippet(number)} is not in the prompt (not guessed)"
+            if isinstance(number, bool) or not isinstance(number, int):
+                return f"known key number {snippet(number)} is not a number"
             return Proposal(position, number - 1, None, None, value, None, valid_from, sentence)
         subject = key_subject(item.get("subject"), "subject")
         relation = normal_relation(item.get("relation"), "relation")
