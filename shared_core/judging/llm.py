@@ -18,8 +18,8 @@ The model proposes; these rules decide, in statement order:
   (:mod:`shared_core.judging.relations`); a relation new to the memory gets the cardinality the
   model proposed, MANY unless it said ``"one"`` (two different proposals: MANY), returned in
   ``Judgement.cardinalities``;
-- the object must be written in a sentence of the statement that is not a question, else the
-  fact is dropped (a small model invents "4" or "true"; a question's answer is no fact);
+- the object must be written in the statement, not only inside a question, else the fact is
+  dropped (a small model invents "4" or "true"; what a question asks about is no fact);
 - valid time: the caller's (the statement's ``valid_from``, or its ``valid_from`` metadata) is
   the default; a date the model proposes is used only when the statement states it
   (:func:`~shared_core.extractors.stated_dates.states_date`) and the prompt does not show it.
@@ -92,7 +92,7 @@ logger = logging.getLogger(__name__)
 
 OnError = Literal["raise", "prose"]
 
-_SENTENCES = re.compile(r"(?<=[.!?])\s+")
+_QUESTION = re.compile(r"[^.!?]*\?+")  # a sentence that asks
 
 
 @dataclass(frozen=True, slots=True)
@@ -551,9 +551,7 @@ class _Decider:
         self.names = names
         self.proposed = proposed.setdefault((statement.namespace, statement.speaker), [])
         self.cards = cards
-        self.stated_text = normalize_text(
-            " ".join(s for s in _SENTENCES.split(statement.text.strip()) if not s.endswith("?"))
-        )
+        self.stated_text = normalize_text(statement.text)
 
     def extraction(self, proposals: Sequence[Proposal], shape: Sequence[str]) -> Extraction:
         facts: dict[tuple[Any, ...], ExtractedFact] = {}
@@ -741,22 +739,21 @@ def _displayed(proposal: Proposal, subject: str, relation: str) -> tuple[str, st
     return subject, relation
 
 
-def _object_stated(value: ObjectValue, stated_text: str) -> bool:
-    """Whether ``value`` is written, as whole words, in the statement's non-question text; a
-    true/false object never is (a model invents them)."""
+def _object_stated(value: ObjectValue, text: str) -> bool:
+    """Whether ``value`` is written, as whole words, in the statement (``text``, normalised)
+    other than inside a question; a true/false object never is (a model invents them)."""
     if isinstance(value, bool):
         return False
-    if isinstance(value, int | float):
-        forms = {str(value)}
-        if isinstance(value, float) and value.is_integer():
-            forms.add(str(int(value)))
-        return any(_words_in(form, stated_text) for form in forms)
-    phrase = normalize_text(value)
-    return bool(phrase) and _words_in(phrase, stated_text)
-
-
-def _words_in(phrase: str, text: str) -> bool:
-    return re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text) is not None
+    forms = {normalize_text(value)} if isinstance(value, str) else {str(value)}
+    if isinstance(value, float) and value.is_integer():
+        forms.add(str(int(value)))
+    questions = [(m.start(), m.end()) for m in _QUESTION.finditer(text)]
+    return any(
+        not any(start <= found.start() and found.end() <= end for start, end in questions)
+        for form in forms
+        if form
+        for found in re.finditer(rf"(?<!\w){re.escape(form)}(?!\w)", text)
+    )
 
 
 def _sentence(sentence: str | None, text: str) -> str | None:
