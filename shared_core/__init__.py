@@ -52,12 +52,12 @@ from shared_core.extractors import (
     ExtractedFact,
     Extraction,
     Extractor,
-    LLMExtractor,
     MetadataExtractor,
     NoExtraction,
 )
 from shared_core.facts import Cardinality, Decision, Fact, FactKey, FactStatus, Reason, ReasonKind
 from shared_core.index import ChromaIndex, NumpyIndex, VectorIndex
+from shared_core.judging import LLMExtractor
 from shared_core.ledger import (
     Explanation,
     InMemoryLedger,

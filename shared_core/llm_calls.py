@@ -1,7 +1,7 @@
 """Text-in/text-out LLM callables, sync or async, and how the core calls them.
 
 The LLM judge (:class:`~shared_core.detectors.LLMConflictDetector`), the LLM extractor
-(:class:`~shared_core.extractors.LLMExtractor`) and the query expander
+(:class:`~shared_core.judging.LLMExtractor`) and the query expander
 (``MemoryConfig(expander=...)``) take a :data:`TextLLM`, one of:
 
 - a function ``str -> str`` (sync);

@@ -379,7 +379,7 @@ def locomo_closings(
     """LoCoMo's observations through the LLM extractor, session by session (one namespace per
     conversation, ``valid_from`` the session's date), at most ``statements`` of them: the share
     of statements closed and a seeded sample of closings (closed, by)."""
-    from shared_core.extractors.llm import LLMExtractor
+    from shared_core.judging.llm import LLMExtractor
     from shared_core.memory import MemoryConfig, TemporalMemory
     from temporal_rag_bench.observations import load_observations
 

@@ -2,7 +2,7 @@
 track, fed the track's prose one statement at a time, in time order, in one namespace.
 
 - ``kappa``: prose judged at write time by the shipped claim judge (``prose_judge="kappa"``).
-- ``llm-extraction``: :class:`~shared_core.extractors.llm.LLMExtractor` over the local model.
+- ``llm-extraction``: :class:`~shared_core.judging.llm.LLMExtractor` over the local model.
 - ``keyed-by-hand``: each statement written with its gold key (subject, relation, object).
 - ``llm-extraction (perfect fake)``: the same LLMExtractor over :class:`PerfectExtractionLLM`,
   a stand-in that answers every prompt with the statement's gold key in the extractor's JSON
@@ -389,7 +389,7 @@ def keyed_setup(shared: SharedStore) -> WriteSetup:
 
 def extraction_setup(llm: CountedLLM) -> Writing:
     """LLMExtractor over ``llm`` (a failed call keeps the text as prose)."""
-    from shared_core.extractors.llm import LLMExtractor
+    from shared_core.judging.llm import LLMExtractor
 
     def setup(shared: SharedStore) -> WriteSetup:
         return WriteSetup(extractor=LLMExtractor(llm, on_error="prose"), llm=llm)

@@ -77,7 +77,7 @@ class Extractor(Protocol):
     """Turns one text (and its metadata) into keyed statements.
 
     An extractor that calls a model may also define ``async aextract(text, metadata)`` with the
-    same contract (:class:`~shared_core.extractors.LLMExtractor` does): the memory's async
+    same contract (:class:`~shared_core.judging.LLMExtractor` does): the memory's async
     writes (``aadd``, ``aadd_many``) await it on the running loop instead of running
     ``extract`` in a worker thread."""
 

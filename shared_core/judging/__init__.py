@@ -9,12 +9,15 @@ from shared_core.judging.base import (
     speaker_subject,
 )
 from shared_core.judging.chain import JudgeChain
+from shared_core.judging.llm import LLMExtractor, LLMJudgeStats
 
 __all__ = [
     "AsyncJudge",
     "Judge",
     "JudgeChain",
     "Judgement",
+    "LLMExtractor",
+    "LLMJudgeStats",
     "WriteBatch",
     "scoped_subject",
     "speaker_subject",

@@ -408,9 +408,9 @@ def test_the_perfect_fake_answers_equal_texts_in_recorded_order() -> None:
         for i, who in enumerate(("ana", "bo"))
     ]
     fake = PerfectExtractionLLM(said)
-    from shared_core.extractors.llm import DEFAULT_TEMPLATE
+    from shared_core.judging.llm_format import DEFAULT_TEMPLATE, render
 
-    prompt = DEFAULT_TEMPLATE.format(text="I live in Berlin.", max_facts=20)
+    prompt = render(DEFAULT_TEMPLATE, ["I live in Berlin."], [], 20)
     subjects = [json.loads(fake(prompt))["facts"][0]["subject"] for _ in range(2)]
     assert subjects == ["ana", "bo"]
     assert json.loads(fake(prompt)) == {"facts": []}  # nothing left for that text

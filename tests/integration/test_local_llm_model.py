@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -58,3 +59,36 @@ def test_a_json_schema_constrains_the_answer(model: Path) -> None:
     assert set(answer) == {"person", "city"}
     assert answer["person"].lower() == "alice"
     assert answer["city"].lower() == "berlin"
+
+
+def test_the_llm_judge_keys_a_batch_with_the_schema(model: Path) -> None:
+    """The judge API on the real model: one call for a batch, the answer schema-constrained."""
+    from shared_core.clock import ManualClock, to_instant
+    from shared_core.embedders.base import HashingEmbedder
+    from shared_core.facts import Fact
+    from shared_core.index.numpy_index import NumpyIndex
+    from shared_core.judging import LLMExtractor, WriteBatch
+    from shared_core.judging.llm_format import ANSWER_SCHEMA
+    from shared_core.ledger import InMemoryLedger
+
+    texts = ["I live in Berlin.", "I'm allergic to peanuts.", "Nice weather today."]
+    embedder, index = HashingEmbedder(64), NumpyIndex()
+    index.bind(embedder=embedder.name, dimension=embedder.dimension)
+    clock = ManualClock(datetime(2025, 1, 1, tzinfo=UTC))
+    ledger = InMemoryLedger(clock=clock)
+    batch = WriteBatch(
+        statements=tuple(Fact(text=t) for t in texts),
+        speakers=("ana",) * 3,
+        vectors=dict(zip(texts, embedder.embed_documents(texts), strict=True)),
+        ledger=ledger,
+        index=index,
+        now=to_instant(clock.now()),
+        embed=embedder.embed_documents,
+    )
+    with LocalLLM(model, n_ctx=2048, threads=1, max_tokens=256, json_schema=ANSWER_SCHEMA) as llm:
+        judge = LLMExtractor(llm, on_error="prose")
+        judgement = judge.judge(batch)
+    assert judge.stats.calls == 1
+    assert judge.stats.generated_tokens
+    keyed = {(f.subject, f.object) for group in judgement.statements for f in group if f.key}
+    assert ("ana", "Berlin") in keyed

@@ -20,8 +20,8 @@ from shared_core.detectors.key import KeyConflictDetector
 from shared_core.detectors.llm import LLMConflictDetector
 from shared_core.embedders.base import HashingEmbedder
 from shared_core.errors import NeedsAsyncError
-from shared_core.extractors.llm import LLMExtractor
 from shared_core.index.numpy_index import NumpyIndex
+from shared_core.judging.llm import LLMExtractor
 from shared_core.ledger import InMemoryLedger
 from shared_core.llm_calls import TextLLMPair, is_async_only, is_native_async
 from shared_core.memory import MemoryConfig, TemporalMemory

@@ -30,10 +30,10 @@ from shared_core.errors import (
     IndexSyncError,
     TemporalRagError,
 )
-from shared_core.extractors.llm import LLMExtractor
 from shared_core.facts import Fact
 from shared_core.filters import where
 from shared_core.index.numpy_index import NumpyIndex
+from shared_core.judging.llm import LLMExtractor
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import MemoryConfig, TemporalMemory
 

@@ -26,9 +26,9 @@ from llamaindex_temporal import (
 from shared_core.detectors.llm import LLMConflictDetector
 from shared_core.embedders.base import Embedder, HashingEmbedder
 from shared_core.errors import EmbedderError, InvalidInputError
-from shared_core.extractors.llm import LLMExtractor
 from shared_core.facts import Fact
 from shared_core.index.numpy_index import NumpyIndex
+from shared_core.judging.llm import LLMExtractor
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import MemoryConfig, SearchOptions, TemporalMemory
 from shared_core.phi_t import Candidate

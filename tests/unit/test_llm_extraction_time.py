@@ -14,9 +14,9 @@ import pytest
 from shared_core.clock import ManualClock
 from shared_core.embedders.base import HashingEmbedder
 from shared_core.extractors.base import VALID_FROM_SOURCE
-from shared_core.extractors.llm import DEFAULT_TEMPLATE, LLMExtractor
 from shared_core.facts import Decision, FactStatus, ReasonKind
 from shared_core.index.numpy_index import NumpyIndex
+from shared_core.judging.llm import DEFAULT_TEMPLATE, LLMExtractor
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import ExtractionReport, MemoryConfig, TemporalMemory
 from tests.keying_llm import ana_history, keyed_memory, keying_llm

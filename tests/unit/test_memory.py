@@ -18,10 +18,10 @@ from shared_core.errors import (
     InvalidInputError,
 )
 from shared_core.extractors.base import ExtractedFact, Extraction
-from shared_core.extractors.llm import LLMExtractor
 from shared_core.facts import Cardinality, Decision
 from shared_core.filters import where
 from shared_core.index.numpy_index import NumpyIndex
+from shared_core.judging.llm import LLMExtractor
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import Added, Hit, MemoryConfig, TemporalMemory
 
