@@ -24,7 +24,7 @@ CITIES = ("Berlin", "Lisbon", "Porto")
 
 def source_text(prompt: str) -> str:
     """The text an LLMExtractor prompt asks about."""
-    return prompt.split("<source_text>\n", 1)[1].split("\n</source_text>", 1)[0]
+    return prompt.split("<source_text>", 1)[1].split("</source_text>", 1)[0]
 
 
 def keying_llm(prompt: str) -> str:
@@ -52,7 +52,7 @@ def ana_history(memory: TemporalMemory) -> list[tuple[object, datetime | None, d
     return [(f.object, f.valid_from, f.valid_to) for f in memory.history("Ana", "lives in")]
 
 
-_STATEMENT = re.compile(r"^S(\d+):\n<source_text>\n(.*?)\n</source_text>", re.DOTALL | re.MULTILINE)
+_STATEMENT = re.compile(r"^S(\d+): <source_text>(.*?)</source_text>$", re.MULTILINE)
 _KNOWN = re.compile(r"^K(\d+): (.*?) \| (.*?) \| (.*?) \| (one|many)$", re.MULTILINE)
 
 Rule = Callable[[str, list[tuple[str, str, str, str]]], list[dict[str, Any]]]

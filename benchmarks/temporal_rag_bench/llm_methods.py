@@ -53,7 +53,7 @@ from temporal_rag_bench.shared_collection import SharedStore
 NAMESPACE = "bench-llm"
 PROMPT_EXAMPLE_DATE = datetime(2024, 5, 1, tzinfo=UTC)
 """The example date of LLMExtractor's default prompt (issue 31: models copy it)."""
-_SOURCE = re.compile(r"<source_text>\n(.*?)\n</source_text>", re.DOTALL)  # the marked block
+_SOURCE = re.compile(r"<source_text>(.*?)</source_text>")  # the marked statement
 _CHUNK_LINE = re.compile(r"^(\d+)\. \[([^\]]*)\] (.*)$", re.MULTILINE)  # a group prompt's chunk
 
 
