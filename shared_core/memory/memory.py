@@ -80,6 +80,7 @@ class TemporalMemory:
         embedder = config.embedder if config.embedder is not None else MiniLMEmbedder()
         prose_judge = _judge(config, embedder)
         self.prose_judge: Judge | None = prose_judge
+        self.speaker_field: str | None = config.speaker_field
         self.ledger = ledger
         self.index = index
         self.embedder = embedder
