@@ -96,9 +96,9 @@ class TemporalStore(BaseStore):
 
     **Speakers**: a LangGraph namespace (``("memories", user_id)``, as LangGraph apps scope
     memories per user) is one memory namespace (``langgraph.memories.<user_id>``), and nothing
-    closes across memory namespaces; each item also names its namespace (labels joined by
-    ``.``) as its speaker under the memory's ``speaker_field`` (default ``"user_id"``), so two
-    users' "I live in ..." never meet (docs/judging.md#speakers).
+    closes across memory namespaces; each item also names that memory namespace as its speaker
+    under the memory's ``speaker_field`` (default ``"user_id"``), so two users' "I live in ..."
+    never meet (docs/judging.md#speakers).
     """
 
     def __init__(self, memory: TemporalMemory, *, index: IndexConfig | None = None) -> None:
@@ -379,7 +379,7 @@ class TemporalStore(BaseStore):
         metadata: dict[str, Any] = {"key": op.key, "value": value, "indexed": indexed}
         field = self.memory.speaker_field
         if field is not None and field not in metadata:
-            metadata[field] = ".".join(op.namespace) or NAMESPACE_ROOT  # the namespace speaks
+            metadata[field] = namespace  # the namespace speaks for its items
         current = self._current(namespace, subject, _NOW)
         if current is not None:  # a new value of an existing item: it was created back then
             metadata["created_at"] = Found(current, None).created_at.isoformat()

@@ -211,4 +211,4 @@ def test_one_speakers_i_does_not_supersede_another_speakers_i_through_langgraph(
         for namespace in memory.namespaces(prefix="langgraph")
         for fact in memory.as_of(namespace=namespace)
     }
-    assert speakers == {"memories.ana", "memories.bo"}
+    assert speakers == {"langgraph.memories.ana", "langgraph.memories.bo"}
