@@ -40,8 +40,7 @@ class MemoryConfig:
       :class:`~shared_core.judging.Judge` (a ``ClaimJudge``, a ``ProseJudge``, an LLM judge),
       ``"kappa"`` (the shipped claim judge; its models load on the first prose write), a
       tuple or list of those (run in turn as a :class:`~shared_core.judging.JudgeChain`), or
-      ``None``
-      (prose is judged only at read time, by ``search(detector=...)``).
+      ``None`` (prose is judged only at read time, by ``search(detector=...)``).
     - ``speaker_field``: the metadata field naming who wrote a text (default ``"user_id"``),
       read when a write passes no ``speaker=`` and written with one; ``None``: speakers are
       not recorded. First person resolves to the speaker and nothing closes across speakers.
