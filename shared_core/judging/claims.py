@@ -1,7 +1,9 @@
 """Claims: prose statements that say the same thing, judged at write time.
 
 A prose statement the :class:`ClaimJudge` can place becomes a *claim statement*: a keyed fact
-whose subject is the statement's subject (:func:`~shared_core.judging.subjects.statement_subject`),
+whose subject is the statement's subject (:func:`~shared_core.judging.subjects.statement_subject`,
+scoped to the statement's speaker by :func:`~shared_core.judging.base.scoped_subject`, so two
+speakers' claims never meet),
 whose relation names the claim's *slot* (one single-valued attribute of that subject: the frame
 head's label, e.g. ``home_city``, for the first claim of a subject it frames confidently, else
 ``<label or "statement">_<8 hex of a digest of the statement's id>``) and whose object names the

@@ -8,8 +8,9 @@ the later-valid one); every pair scoring at least ``threshold`` becomes a
 :class:`~shared_core.ledger.prose.ProseSupersession` written in the same ledger transaction as
 the batch, so the earlier statement stops being current (history keeps it).
 
-Candidates of a new statement, all prose of its namespace with cosine >= ``min_cosine`` and a
-different normalised text:
+Candidates of a new statement, all prose of its namespace and its speaker (a stored statement's
+is its metadata's ``speaker_field``) with cosine >= ``min_cosine`` and a different normalised
+text:
 
 - the ``neighbours`` nearest stored statements valid now or valid at the new statement's
   ``valid_from`` (so a late-arriving old statement meets the newer ones that close it). The
