@@ -93,6 +93,12 @@ class TemporalStore(BaseStore):
     may be left out, and if given must be that model. Without ``index`` (as in LangGraph's
     stores) nothing is embedded for search and a query is ignored: searches list and filter.
     See docs/adapters.md#langgraph for the mapping of namespaces, keys and values.
+
+    **Speakers**: a LangGraph namespace (``("memories", user_id)``, as LangGraph apps scope
+    memories per user) is one memory namespace (``langgraph.memories.<user_id>``), and nothing
+    closes across memory namespaces; each item also names that memory namespace as its speaker
+    under the memory's ``speaker_field`` (default ``"user_id"``), so two users' "I live in ..."
+    never meet (docs/judging.md#speakers).
     """
 
     def __init__(self, memory: TemporalMemory, *, index: IndexConfig | None = None) -> None:
@@ -371,6 +377,9 @@ class TemporalStore(BaseStore):
         namespace, subject = encode_namespace(op.namespace), encode_key(op.key)
         text, indexed = item_text(value, self._paths(op.index), get_text_at_path)
         metadata: dict[str, Any] = {"key": op.key, "value": value, "indexed": indexed}
+        field = self.memory.speaker_field
+        if field is not None and field not in metadata:
+            metadata[field] = namespace  # the namespace speaks for its items
         current = self._current(namespace, subject, _NOW)
         if current is not None:  # a new value of an existing item: it was created back then
             metadata["created_at"] = Found(current, None).created_at.isoformat()

@@ -49,7 +49,7 @@ RETRIEVER_KWARGS = {
     "mmr": ("fetch_k", "lambda_mult"),
 }
 """The keywords LangChain's VectorStoreRetriever itself reads, by search type."""
-WRITE_KWARGS = ("ids", "namespace", "valid_from", "batch_size")
+WRITE_KWARGS = ("ids", "namespace", "valid_from", "batch_size", "speaker")
 """What a write takes: ``batch_size`` is accepted for LangChain's indexing API, which passes
 it; a call is one ledger transaction whatever it says."""
 SEARCH_KWARGS = (*(name for name in OPTION_NAMES if name != "k"), "search_options")
@@ -66,6 +66,7 @@ class Writes:
     named: list[str]  # the ids the caller gave (those may already name stored Documents)
     namespace: str
     valid_from: datetime | None
+    speaker: str | None = None
 
 
 class TemporalVectorStore(VectorStore):
@@ -84,6 +85,11 @@ class TemporalVectorStore(VectorStore):
       it) is accepted, and a call is one transaction whatever it says. Returns the ids; a
       keyed Document restating the value another Document holds reinforces it, and its id is
       that Document's.
+    - **Speakers**: a Document's metadata names who wrote it under the memory's
+      ``speaker_field`` (default ``"user_id"``), or ``speaker=`` names it for every Document
+      of the call (and is written into their metadata there, so ``where={"user_id": ...}``
+      finds them): first person ("I live in Berlin") is that speaker's, and nothing one
+      speaker writes closes another's statement (docs/judging.md#speakers).
     - **Reads** (``similarity_search``, ``..._with_score``, ``..._by_vector``,
       ``max_marginal_relevance_search``, ``get_by_ids``): the current state unless the search
       options say otherwise. ``search_options`` (a
@@ -285,6 +291,7 @@ class TemporalVectorStore(VectorStore):
             named=[found for found in asked if found is not None],
             namespace=namespace,
             valid_from=valid_from,
+            speaker=options.get("speaker"),
         )
 
     def _add(self, writes: Writes, todo: list[int], replacing: list[str]) -> list[Added]:
@@ -387,6 +394,7 @@ class TemporalVectorStore(VectorStore):
             "valid_from": writes.valid_from,
             "replacing": replacing,
             "merge_prose": False,  # a Document is a statement of its own, whatever another says
+            "speaker": writes.speaker,
         }
 
     @staticmethod

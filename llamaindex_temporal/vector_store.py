@@ -44,7 +44,7 @@ QUERY_OPTIONS = tuple(name for name in OPTION_NAMES if name not in ("k", "where"
 """The search options a query takes as keywords (``vector_store_kwargs``): every option but
 ``k`` (the query's ``similarity_top_k``) and ``where`` (its ``filters``, ``doc_ids`` and
 ``node_ids``)."""
-ADD_OPTIONS = ("namespace", "valid_from")
+ADD_OPTIONS = ("namespace", "valid_from", "speaker")
 """The keywords ``add`` / ``async_add`` use; any other is ignored (see the class)."""
 IGNORED_QUERY_FIELDS = (
     "query_embedding",
@@ -68,7 +68,11 @@ class TemporalVectorStore(BasePydanticVectorStore):
       make a keyed fact that supersedes the older value; anything else stays prose (prose
       already stored with the same text is not stored again). The node id and its source
       document id are kept in the fact's metadata (``node_id``, ``ref_doc_id``); ``add``
-      returns the node ids. Keywords: ``namespace=``, ``valid_from=``; every other keyword is
+      returns the node ids. **Speakers**: a node's metadata names who wrote it under the
+      memory's ``speaker_field`` (default ``"user_id"``), or ``speaker=`` names it for every
+      node of the call (and is written there): first person is that speaker's and nothing
+      closes across speakers (docs/judging.md#speakers). Keywords: ``namespace=``,
+      ``valid_from=``, ``speaker=``; every other keyword is
       ignored, as LlamaIndex's own stores do, because ``VectorStoreIndex(...)``,
       ``from_documents``, ``insert`` and ``insert_nodes`` pass on to ``add`` every keyword they
       do not take themselves (``async_concurrency``, a node parser's options, ...).
@@ -227,6 +231,7 @@ class TemporalVectorStore(BasePydanticVectorStore):
             "metadatas": metadatas,
             "namespace": self._namespace(options.get("namespace")),
             "valid_from": valid_from,
+            "speaker": options.get("speaker"),
         }
 
     # ------------------------------------------------------------------ reads

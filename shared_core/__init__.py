@@ -57,7 +57,7 @@ from shared_core.extractors import (
 )
 from shared_core.facts import Cardinality, Decision, Fact, FactKey, FactStatus, Reason, ReasonKind
 from shared_core.index import ChromaIndex, NumpyIndex, VectorIndex
-from shared_core.judging import LLMExtractor
+from shared_core.judging import ClaimJudge, LLMExtractor, ProseJudge, claim_judge, kappa_judge
 from shared_core.ledger import (
     Explanation,
     InMemoryLedger,
@@ -73,16 +73,12 @@ from shared_core.llm_calls import AsyncTextLLM, TextLLM, TextLLMPair
 from shared_core.llms import LocalLLM
 from shared_core.memory import (
     Added,
-    ClaimJudge,
     ExtractionReport,
     Hit,
     MemoryConfig,
-    ProseJudge,
     ReconcileReport,
     SearchOptions,
     TemporalMemory,
-    claim_judge,
-    kappa_judge,
 )
 from shared_core.phi_t import (
     AnyConflict,

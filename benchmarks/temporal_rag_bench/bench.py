@@ -138,7 +138,7 @@ def _observations(
         return None
     from shared_core.detectors.frames import FrameHead
     from shared_core.detectors.kappa import KappaScorer
-    from shared_core.memory.claims import claim_judge
+    from shared_core.judging.claims import claim_judge
     from temporal_rag_bench.methods_temporal import kappa_missing
     from temporal_rag_bench.observations import run_observations
 

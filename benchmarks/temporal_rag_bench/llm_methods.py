@@ -38,9 +38,9 @@ from shared_core.errors import EmbedderError
 from shared_core.extractors.base import Extractor
 from shared_core.facts import Decision
 from shared_core.index.chroma import ChromaIndex
+from shared_core.judging.claims import ClaimJudge
 from shared_core.ledger.sqlite.ledger import SQLiteLedger
 from shared_core.llms import LLMStats
-from shared_core.memory.claims import ClaimJudge
 from shared_core.memory.config import MemoryConfig
 from shared_core.memory.hits import Added
 from shared_core.memory.memory import TemporalMemory

@@ -36,8 +36,8 @@ from shared_core.detectors.llm import LLMConflictDetector
 from shared_core.errors import TemporalRagError
 from shared_core.facts import Fact
 from shared_core.index.chroma import ChromaIndex
+from shared_core.judging.claims import ClaimJudge, claim_judge
 from shared_core.ledger.sqlite.ledger import SQLiteLedger
-from shared_core.memory.claims import ClaimJudge, claim_judge
 from shared_core.memory.config import MemoryConfig
 from shared_core.memory.hits import Hit
 from shared_core.memory.memory import TemporalMemory

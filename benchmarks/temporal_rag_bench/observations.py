@@ -31,9 +31,9 @@ from typing import Any
 
 from shared_core.embedders.base import CallableEmbedder, Embedder
 from shared_core.facts import Fact
+from shared_core.judging.claims import ClaimJudge
+from shared_core.judging.pairwise import ProseJudge
 from shared_core.memory import Added, MemoryConfig, TemporalMemory
-from shared_core.memory.claims import ClaimJudge
-from shared_core.memory.prose_judge import ProseJudge
 from temporal_rag_bench.datasets import LOCOMO, evidence_ids, require_file, session_dates
 from temporal_rag_bench.shared_collection import Progress, embed_queries, no_progress
 

@@ -14,7 +14,7 @@ the attributes the head knows (two statements of one attribute, even one the hea
 get similar distributions: :meth:`FrameProfile.agreement`), and the attribute itself when the
 most probable label is one with at least the card's ``threshold``. The claim judge gates on the
 first two, at the card's ``state_threshold`` and ``agreement_threshold``, and names a claim's
-slot after the third (see :mod:`shared_core.memory.claims`).
+slot after the third (see :mod:`shared_core.judging.claims`).
 """
 
 from __future__ import annotations

@@ -130,6 +130,11 @@ class Ledger:
         with self._lock:
             return self._backend.cardinality(key_relation(relation)) or Cardinality.ONE
 
+    def declared_cardinality(self, relation: str) -> Cardinality | None:
+        """The relation's declared cardinality, or None if it was never declared."""
+        with self._lock:
+            return self._backend.cardinality(key_relation(relation))
+
     # ----------------------------------------------------------------- writes
     def write(self, fact: Fact) -> WriteResult:
         """Store one statement and apply the supersession rule (see :class:`Decision`)."""

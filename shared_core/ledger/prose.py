@@ -2,7 +2,7 @@
 
 Keyed facts are superseded by the key rule; prose (a statement without subject / relation /
 object) is its own stream and nothing supersedes it on its own. A judge (for instance a trained
-cross-encoder, see ``shared_core.memory.prose_judge``) may decide that one prose statement makes
+cross-encoder, see ``shared_core.judging.pairwise``) may decide that one prose statement makes
 another no longer true; this module records that decision in the ledger.
 
 An edge is stored as a *retraction-kind statement* on the earlier-valid statement's stream, at

@@ -1,6 +1,5 @@
 """TemporalMemory: the object users hold (ledger + vector index + embedder + extractor)."""
 
-from shared_core.memory.claims import ClaimJudge, claim_judge
 from shared_core.memory.config import MemoryConfig
 from shared_core.memory.context import count_tokens_default, pack_context
 from shared_core.memory.expansion import expand_query
@@ -9,23 +8,18 @@ from shared_core.memory.fusion import reciprocal_rank_fusion
 from shared_core.memory.hits import Added, Hit, ReconcileReport
 from shared_core.memory.memory import TemporalMemory
 from shared_core.memory.options import SearchChanges, SearchOptions
-from shared_core.memory.prose_judge import ProseJudge, kappa_judge
 
 __all__ = [
     "Added",
-    "ClaimJudge",
     "ExtractionReport",
     "Hit",
     "MemoryConfig",
-    "ProseJudge",
     "ReconcileReport",
     "SearchChanges",
     "SearchOptions",
     "TemporalMemory",
-    "claim_judge",
     "count_tokens_default",
     "expand_query",
-    "kappa_judge",
     "pack_context",
     "reciprocal_rank_fusion",
 ]

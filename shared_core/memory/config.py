@@ -8,6 +8,7 @@ one; ``dataclasses.replace(config, clock=...)`` changes single options.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -15,10 +16,12 @@ from shared_core.clock import Clock
 from shared_core.embedders.base import Embedder
 from shared_core.errors import InvalidInputError
 from shared_core.extractors.base import Extractor
+from shared_core.judging.base import Judge
 from shared_core.ledger import Durability
 from shared_core.llm_calls import TextLLM
-from shared_core.memory.claims import ClaimJudge
-from shared_core.memory.prose_judge import ProseJudge
+
+JudgeOption = Judge | Literal["kappa"]
+"""One write-time judge as ``MemoryConfig.prose_judge`` names it."""
 
 DEFAULT_RECENCY_CAPACITY = 8
 """How many of the most recent writes the recency buffer holds unless told otherwise."""
@@ -33,9 +36,14 @@ class MemoryConfig:
     - ``extractor``: turns texts into keyed statements (``None``: ``MetadataExtractor()``).
     - ``clock``: the record time (``None``: ``SystemClock()``).
     - ``expander``: the LLM that rewrites queries for ``search(expand=...)`` (``None``: none).
-    - ``prose_judge``: judges new prose at write time: a :class:`ClaimJudge`, a
-      :class:`ProseJudge`, ``"kappa"`` (the shipped claim judge, loaded on the first prose
-      write) or ``None`` (prose is judged only at read time, by ``search(detector=...)``).
+    - ``prose_judge``: judges each batch with prose at write time (docs/judging.md): any
+      :class:`~shared_core.judging.Judge` (a ``ClaimJudge``, a ``ProseJudge``, an LLM judge),
+      ``"kappa"`` (the shipped claim judge; its models load on the first prose write), a
+      tuple or list of those (run in turn as a :class:`~shared_core.judging.JudgeChain`), or
+      ``None`` (prose is judged only at read time, by ``search(detector=...)``).
+    - ``speaker_field``: the metadata field naming who wrote a text (default ``"user_id"``),
+      read when a write passes no ``speaker=`` and written with one; ``None``: speakers are
+      not recorded. First person resolves to the speaker and nothing closes across speakers.
     - ``durability``: ``"full"`` (an fsync per commit) or ``"normal"``, for an SQLite ledger
       the memory opens.
     - ``recency_capacity`` (>= 1): how many recent writes the recency buffer holds.
@@ -46,18 +54,36 @@ class MemoryConfig:
     extractor: Extractor | None = None
     clock: Clock | None = None
     expander: TextLLM | None = None
-    prose_judge: ClaimJudge | ProseJudge | Literal["kappa"] | None = None
+    prose_judge: JudgeOption | Sequence[JudgeOption] | None = None
+    speaker_field: str | None = "user_id"
     durability: Durability = "full"
     recency_capacity: int = DEFAULT_RECENCY_CAPACITY
     reconcile: bool = True
 
     def __post_init__(self) -> None:
         judge = self.prose_judge
-        if not (judge is None or judge == "kappa" or isinstance(judge, ClaimJudge | ProseJudge)):
+        if isinstance(judge, list):
+            object.__setattr__(self, "prose_judge", tuple(judge))
+        steps = judge if isinstance(judge, tuple | list) else () if judge is None else (judge,)
+        if isinstance(judge, tuple | list) and not judge:
             raise InvalidInputError(
-                "prose_judge",
-                f"is {judge!r}" if isinstance(judge, str) else f"is a {type(judge).__name__}",
-                'pass "kappa", claim_judge(), a ClaimJudge, a ProseJudge or None',
+                "prose_judge", "is an empty sequence", "pass one or more judges, or None"
+            )
+        for position, step in enumerate(steps):
+            if not (step == "kappa" or _is_judge(step)):
+                where = f"prose_judge[{position}]" if steps is judge else "prose_judge"
+                raise InvalidInputError(
+                    where,
+                    f"is {step!r}" if isinstance(step, str) else f"is a {type(step).__name__}",
+                    'pass "kappa", claim_judge(), kappa_judge(), any Judge (an object with '
+                    "judge(batch) -> Judgement), a tuple of those, or None",
+                )
+        field = self.speaker_field
+        if field is not None and (not isinstance(field, str) or not field.strip()):
+            raise InvalidInputError(
+                "speaker_field",
+                f"is {field!r}",
+                'name the metadata field of the speaker (e.g. "user_id"), or pass None',
             )
         if self.durability not in get_args(Durability):
             raise InvalidInputError(
@@ -68,6 +94,10 @@ class MemoryConfig:
             raise InvalidInputError(
                 "recency_capacity", f"{capacity!r} is not a positive int", "use e.g. 8"
             )
+
+
+def _is_judge(value: object) -> bool:
+    return not isinstance(value, str | type) and callable(getattr(value, "judge", None))
 
 
 def memory_config(config: object) -> MemoryConfig:

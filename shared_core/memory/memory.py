@@ -21,15 +21,18 @@ from pathlib import Path
 from typing import Any, Self, Unpack
 
 from shared_core.clock import Clock, SystemClock
+from shared_core.embedders.base import Embedder
 from shared_core.embedders.minilm import MiniLMEmbedder
 from shared_core.errors import InvalidInputError
 from shared_core.extractors.metadata import MetadataExtractor
 from shared_core.facts import DEFAULT_NAMESPACE, Cardinality, Fact, ObjectValue
 from shared_core.filters import Filter, as_filter
 from shared_core.index.base import VectorIndex
+from shared_core.judging.base import Judge
+from shared_core.judging.chain import JudgeChain
+from shared_core.judging.claims import check_prose_judge, shipped_claim_judge
 from shared_core.ledger.protocol import LedgerStore
 from shared_core.ledger.results import Explanation, WriteResult
-from shared_core.memory.claims import check_prose_judge, shipped_claim_judge
 from shared_core.memory.config import MemoryConfig, memory_config
 from shared_core.memory.connection import open_index, open_ledger
 from shared_core.memory.context import pack_context
@@ -75,11 +78,9 @@ class TemporalMemory:
         ``MemoryConfig()``: the offline MiniLM, the metadata extractor, the system clock)."""
         config = memory_config(config)
         embedder = config.embedder if config.embedder is not None else MiniLMEmbedder()
-        prose_judge = config.prose_judge
-        if prose_judge == "kappa":
-            prose_judge = shipped_claim_judge(config.embedder)
-        check_prose_judge(prose_judge, embedder)
-        self.prose_judge = prose_judge
+        prose_judge = _judge(config, embedder)
+        self.prose_judge: Judge | None = prose_judge
+        self.speaker_field: str | None = config.speaker_field
         self.ledger = ledger
         self.index = index
         self.embedder = embedder
@@ -107,6 +108,7 @@ class TemporalMemory:
             extractor=self.extractor,
             judge=prose_judge,
             clock=self.clock,
+            speaker_field=config.speaker_field,
         )
         index.bind(embedder=embedder.name, dimension=embedder.dimension)
         if config.reconcile:
@@ -121,8 +123,8 @@ class TemporalMemory:
         judged at read time, by ``search(detector=...)``): on real conversations the shipped
         judge still closes statements that hold (docs/storage.md has the figures).
         ``MemoryConfig(prose_judge="kappa")`` turns on the shipped claim judge
-        (:func:`~shared_core.memory.claims.claim_judge`, loaded on the first prose write); any
-        :class:`ClaimJudge` or :class:`ProseJudge` may be given."""
+        (:func:`~shared_core.judging.claims.claim_judge`); any
+        :class:`~shared_core.judging.Judge` may be given (docs/judging.md)."""
         folder = Path(path)
         if folder.exists() and not folder.is_dir():
             raise InvalidInputError("path", f"{folder} is a file", "pass a folder (or a new path)")
@@ -206,10 +208,12 @@ class TemporalMemory:
         valid_to: datetime | None = None,
         namespace: str = DEFAULT_NAMESPACE,
         metadata: Mapping[str, Any] | None = None,
+        speaker: str | None = None,
     ) -> Added:
         """Remember one text. With subject, relation and object it is one keyed fact;
         otherwise the extractor decides (keyed facts from its metadata or an LLM, or prose).
-        ``valid_from`` defaults to now (the ledger's record time)."""
+        ``valid_from`` defaults to now (the ledger's record time); ``speaker``: who wrote it
+        (see :meth:`add_many`)."""
         if subject is None and relation is None and object is None:
             return self.add_many(
                 [text],
@@ -217,6 +221,7 @@ class TemporalMemory:
                 namespace=namespace,
                 valid_from=valid_from,
                 valid_to=valid_to,
+                speaker=speaker,
             )[0]
         fact = Fact(
             text=text,
@@ -228,7 +233,7 @@ class TemporalMemory:
             namespace=namespace,
             metadata=metadata or {},
         )
-        return self.add_many([fact])[0]
+        return self.add_many([fact], speaker=speaker)[0]
 
     async def aadd(
         self,
@@ -241,9 +246,10 @@ class TemporalMemory:
         valid_to: datetime | None = None,
         namespace: str = DEFAULT_NAMESPACE,
         metadata: Mapping[str, Any] | None = None,
+        speaker: str | None = None,
     ) -> Added:
-        """:meth:`add` for async callers: an extractor's async form is awaited (see
-        :meth:`aadd_many`); a keyed fact goes through no extractor (a worker thread)."""
+        """:meth:`add` for async callers: an extractor's or a judge's async form is awaited
+        (see :meth:`aadd_many`); a keyed fact goes through no extractor (a worker thread)."""
         if subject is None and relation is None and object is None:
             items = await self.aadd_many(
                 [text],
@@ -251,6 +257,7 @@ class TemporalMemory:
                 namespace=namespace,
                 valid_from=valid_from,
                 valid_to=valid_to,
+                speaker=speaker,
             )
             return items[0]
         return await asyncio.to_thread(
@@ -263,6 +270,7 @@ class TemporalMemory:
             valid_to=valid_to,
             namespace=namespace,
             metadata=metadata,
+            speaker=speaker,
         )
 
     def add_many(
@@ -275,6 +283,7 @@ class TemporalMemory:
         valid_to: datetime | None = None,
         replacing: Sequence[str] = (),
         merge_prose: bool = True,
+        speaker: str | None = None,
     ) -> list[Added]:
         """Remember several texts (run through the extractor) or ready Facts, in one ledger
         transaction and with batched embedding: all of them are stored or, on bad input,
@@ -288,13 +297,20 @@ class TemporalMemory:
         ``merge_prose=False`` keeps each prose item a statement of its own, even when prose
         with the same text is stored (see ``Ledger.write_many``).
 
-        With a ``prose_judge``, new prose is judged in batched scorer calls: a
-        :class:`ClaimJudge` makes the statements it places claim statements of their subject
-        and attribute (:mod:`shared_core.memory.claims`), a :class:`ProseJudge` scores each
-        against its nearest stored prose (:mod:`shared_core.memory.prose_judge`); what they end
-        is closed in the same transaction and shows in ``Added.closed``. The index is brought
-        up to date first (IndexSyncError if it cannot be); that and a failing scorer
-        (DetectorError) leave nothing written."""
+        ``speaker`` names who wrote the items (a user id): first person ("I live in Berlin")
+        is theirs, and nothing they write closes another speaker's statement. It is written
+        into each statement's metadata under ``MemoryConfig.speaker_field`` (default
+        ``"user_id"``, so ``where={"user_id": ...}`` finds it); without it, that metadata field
+        names the speaker (InvalidInputError if both are given and differ).
+
+        With a ``prose_judge``, a batch holding prose is judged in one call
+        (docs/judging.md): a :class:`~shared_core.judging.ClaimJudge` makes the statements it
+        places claim statements of their subject and attribute, a
+        :class:`~shared_core.judging.ProseJudge` scores each against its nearest stored prose
+        of the same speaker, an LLM judge keys them; what they end is closed in the same
+        transaction and shows in ``Added.closed``. The index is brought up to date first
+        (IndexSyncError if it cannot be); that and a failing judge (DetectorError) leave
+        nothing written."""
         return self._writer.add_many(
             items,
             metadatas,
@@ -303,6 +319,7 @@ class TemporalMemory:
             valid_to=valid_to,
             replacing=replacing,
             merge_prose=merge_prose,
+            speaker=speaker,
         )
 
     async def aadd_many(
@@ -315,11 +332,13 @@ class TemporalMemory:
         valid_to: datetime | None = None,
         replacing: Sequence[str] = (),
         merge_prose: bool = True,
+        speaker: str | None = None,
     ) -> list[Added]:
         """:meth:`add_many` for async callers: an extractor's async form (``aextract``) is
-        awaited on the running loop, one text after another; embedding and writing run in a
-        worker thread. Without an async form, :meth:`add_many` runs in a worker thread."""
-        if not self._writer.extracts_async:
+        awaited on the running loop, one text after another, and so is an async judge's
+        ``ajudge``; embedding, the index catch-up and writing run in worker threads. Without
+        an async form, :meth:`add_many` runs in a worker thread."""
+        if not self._writer.writes_async:
             return await asyncio.to_thread(
                 self.add_many,
                 items,
@@ -329,6 +348,7 @@ class TemporalMemory:
                 valid_to=valid_to,
                 replacing=replacing,
                 merge_prose=merge_prose,
+                speaker=speaker,
             )
         return await self._writer.aadd_many(
             items,
@@ -338,6 +358,7 @@ class TemporalMemory:
             valid_to=valid_to,
             replacing=replacing,
             merge_prose=merge_prose,
+            speaker=speaker,
         )
 
     def retract(
@@ -573,3 +594,17 @@ class TemporalMemory:
             return self._mirror.reconcile(full=full)
 
     areconcile = async_twin(reconcile)
+
+
+def _judge(config: MemoryConfig, embedder: Embedder) -> Judge | None:
+    """The memory's write-time judge from ``config.prose_judge``: ``"kappa"`` built (the
+    shipped claim judge), a sequence chained, a claim judge checked against ``embedder``."""
+    option = config.prose_judge
+    if option is None:
+        return None
+    steps: list[Judge] = []
+    for step in option if isinstance(option, tuple | list) else (option,):
+        judge: Judge = shipped_claim_judge(config.embedder) if step == "kappa" else step
+        check_prose_judge(judge, embedder)
+        steps.append(judge)
+    return steps[0] if len(steps) == 1 else JudgeChain(tuple(steps))

@@ -1,6 +1,6 @@
 """The write path of TemporalMemory: each item (text or Fact) becomes the statements to store
-(a :class:`Plan`), and a :class:`Writer` judges new prose, writes the statements to the ledger
-in one transaction and has the index mirror them."""
+(a :class:`Plan`), and a :class:`Writer` has its judge judge the batch (once), writes what the
+judgement says in one ledger transaction and has the index mirror it."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from shared_core.clock import Clock, to_instant
-from shared_core.errors import InvalidInputError
+from shared_core.errors import CardinalityConflictError, InvalidInputError
 from shared_core.extractors.base import (
     VALID_FROM_SOURCE,
     ExtractedFact,
@@ -22,14 +22,18 @@ from shared_core.extractors.base import (
 )
 from shared_core.facts import Fact
 from shared_core.index.base import Vector, VectorIndex
-from shared_core.ledger.prose import ProseSupersession
+from shared_core.judging.base import (
+    AsyncJudge,
+    Judge,
+    Judgement,
+    WriteBatch,
+    check_judgement,
+)
 from shared_core.ledger.protocol import LedgerStore
 from shared_core.ledger.results import WriteResult
-from shared_core.memory.claims import ClaimJudge, place_claims
 from shared_core.memory.extraction_report import ExtractionReport, ExtractionTally
 from shared_core.memory.hits import Added
 from shared_core.memory.index_mirror import IndexMirror
-from shared_core.memory.prose_judge import ProseJudge, judge_batch
 from shared_core.memory.reader import Reader
 
 Item = str | Fact
@@ -38,12 +42,13 @@ Item = str | Fact
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """One item's text, the statements to write for it, and what the extractor made of it
-    (``None`` for a Fact given as is)."""
+    """One item's text, the statements to write for it, who wrote it (``speaker``), and what
+    the extractor made of it (``None`` for a Fact given as is)."""
 
     text: str
     statements: tuple[Fact, ...]
     extraction: Extraction | None = None
+    speaker: str | None = None
 
     @property
     def problem(self) -> str | None:
@@ -51,14 +56,32 @@ class Plan:
         return self.extraction.problem if self.extraction is not None else None
 
 
+@dataclass(frozen=True, slots=True)
+class _Write:
+    """One batch on its way to the ledger: the plans, their statements in order (and who
+    wrote each), the vectors of their texts, and the write's ledger options."""
+
+    plans: tuple[Plan, ...]
+    statements: tuple[Fact, ...]
+    speakers: tuple[str | None, ...]
+    vectors: Mapping[str, Vector]
+    replacing: tuple[str, ...]
+    merge_prose: bool
+
+    @property
+    def has_prose(self) -> bool:
+        return any(fact.key is None for fact in self.statements)
+
+
 class Writer:
     """A memory's write path, sync and async, under the memory's lock.
 
     Each item is planned (a Fact as given, a text through the extractor), the planned
-    statements are embedded, new prose is judged (a :class:`ClaimJudge` makes claim statements
-    of it, a :class:`ProseJudge` finds the prose it supersedes) against everything the ledger
-    holds, all of it goes into one ledger transaction, and the written facts join the reader's
-    recency buffer before the index mirrors the write.
+    statements are embedded, and a batch with prose goes to the memory's judge (a
+    :class:`~shared_core.judging.Judge`, called once per batch against everything the ledger
+    and the index hold). What the judgement says (its statements, supersessions and the
+    cardinalities of new relations) goes into the ledger, the statements in one transaction,
+    and the written facts join the reader's recency buffer before the index mirrors the write.
     """
 
     def __init__(
@@ -70,8 +93,9 @@ class Writer:
         reader: Reader,
         lock: threading.RLock,
         extractor: Extractor,
-        judge: ClaimJudge | ProseJudge | None,
+        judge: Judge | None,
         clock: Clock,
+        speaker_field: str | None = None,
     ) -> None:
         self._ledger = ledger
         self._index = index
@@ -81,6 +105,7 @@ class Writer:
         self._extractor = extractor
         self._judge = judge
         self._clock = clock
+        self._speaker_field = speaker_field
         self._tally = ExtractionTally()
 
     @property
@@ -93,6 +118,11 @@ class Writer:
         """Whether the extractor has an async form (``aextract``, an LLM extractor's)."""
         return hasattr(self._extractor, "aextract")
 
+    @property
+    def writes_async(self) -> bool:
+        """Whether a write has an async form to await: the extractor's or the judge's."""
+        return self.extracts_async or isinstance(self._judge, AsyncJudge)
+
     def add_many(
         self,
         items: Iterable[Item],
@@ -103,13 +133,18 @@ class Writer:
         valid_to: datetime | None,
         replacing: Sequence[str],
         merge_prose: bool,
+        speaker: str | None = None,
     ) -> list[Added]:
         """Plan, embed, judge and write ``items``; one :class:`Added` per item (see
         :meth:`TemporalMemory.add_many`)."""
         plans = self._plan(
-            list(items), metadatas, namespace=namespace, valid_from=valid_from, valid_to=valid_to
+            list(items),
+            metadatas,
+            namespace=namespace,
+            valid=(valid_from, valid_to),
+            speaker=speaker,
         )
-        return self._write(plans, replacing=replacing, merge_prose=merge_prose)
+        return self._write(self._prepared(plans, replacing, merge_prose))
 
     async def aadd_many(
         self,
@@ -121,16 +156,31 @@ class Writer:
         valid_to: datetime | None,
         replacing: Sequence[str],
         merge_prose: bool,
+        speaker: str | None = None,
     ) -> list[Added]:
-        """:meth:`add_many` for an extractor with an async form (:attr:`extracts_async`):
-        ``aextract`` is awaited on the running loop, one text after another; embedding and
-        writing run in a worker thread."""
-        plans = await self._aplan(
-            list(items), metadatas, namespace=namespace, valid_from=valid_from, valid_to=valid_to
-        )
-        return await asyncio.to_thread(
-            self._write, plans, replacing=replacing, merge_prose=merge_prose
-        )
+        """:meth:`add_many` with the async forms awaited on the running loop: the extractor's
+        ``aextract`` (one text after another) and an :class:`AsyncJudge`'s ``ajudge``;
+        embedding, the index catch-up and the ledger write run in worker threads. Without an
+        async judge, judging and writing run as in :meth:`add_many`, in a worker thread."""
+        items = list(items)
+        valid = (valid_from, valid_to)
+        if self.extracts_async:
+            plans = await self._aplan(
+                items, metadatas, namespace=namespace, valid=valid, speaker=speaker
+            )
+        else:
+            plans = await asyncio.to_thread(
+                self._plan, items, metadatas, namespace=namespace, valid=valid, speaker=speaker
+            )
+        write = await asyncio.to_thread(self._prepared, plans, replacing, merge_prose)
+        judge = self._judge
+        if not isinstance(judge, AsyncJudge) or not write.has_prose:
+            return await asyncio.to_thread(self._write, write)
+        batch = await asyncio.to_thread(self._batch, write)
+        # The lock is a thread's: it cannot be held across an await. The judgement is made
+        # on what the ledger held when the batch was read; the key rule still decides.
+        judgement = check_judgement(batch, await judge.ajudge(batch), judge)
+        return await asyncio.to_thread(self._commit, write, judgement)
 
     def apply(self, operation: Callable[[], WriteResult]) -> WriteResult:
         """Run one ledger write (a retraction, a correction, ...) and mirror it."""
@@ -152,19 +202,19 @@ class Writer:
         metadatas: Sequence[Mapping[str, Any]] | None,
         *,
         namespace: str,
-        valid_from: datetime | None,
-        valid_to: datetime | None,
+        valid: tuple[datetime | None, datetime | None],
+        speaker: str | None,
     ) -> list[Plan]:
         """One :meth:`_plan_item` per item, after :func:`_check_metadatas`."""
         _check_metadatas(items, metadatas)
+        _check_speaker(speaker)
         return [
             self._plan_item(
                 item,
-                metadatas[i] if metadatas else {},
+                self._with_speaker(metadatas[i] if metadatas else {}, item, i, speaker),
                 position=i,
                 namespace=namespace,
-                valid_from=valid_from,
-                valid_to=valid_to,
+                valid=valid,
             )
             for i, item in enumerate(items)
         ]
@@ -175,120 +225,196 @@ class Writer:
         metadatas: Sequence[Mapping[str, Any]] | None,
         *,
         namespace: str,
-        valid_from: datetime | None,
-        valid_to: datetime | None,
+        valid: tuple[datetime | None, datetime | None],
+        speaker: str | None,
     ) -> list[Plan]:
         """:meth:`_plan` with :meth:`_aplan_item`: one text after another."""
         _check_metadatas(items, metadatas)
+        _check_speaker(speaker)
         return [
             await self._aplan_item(
                 item,
-                metadatas[i] if metadatas else {},
+                self._with_speaker(metadatas[i] if metadatas else {}, item, i, speaker),
                 position=i,
                 namespace=namespace,
-                valid_from=valid_from,
-                valid_to=valid_to,
+                valid=valid,
             )
             for i, item in enumerate(items)
         ]
 
+    def _with_speaker(
+        self, metadata: Mapping[str, Any], item: Item, position: int, speaker: str | None
+    ) -> tuple[Mapping[str, Any], str | None]:
+        """The item's metadata (with ``speaker`` under the speaker field) and its speaker:
+        ``speaker``, else what its metadata (a Fact's own) names under the speaker field."""
+        field = self._speaker_field
+        own = item.metadata if isinstance(item, Fact) else metadata
+        named = _named_speaker(own, field, position)
+        if speaker is None:
+            return metadata, named
+        if named is not None and named != speaker:
+            raise InvalidInputError(
+                "speaker",
+                f"is {speaker!r} but items[{position}]'s metadata[{field!r}] is {named!r}",
+                f"pass speaker={named!r}, or drop {field!r} from the metadata",
+            )
+        return ({**metadata, field: speaker} if field is not None else metadata), speaker
+
     def _plan_item(
         self,
         item: Item,
-        metadata: Mapping[str, Any],
+        metadata: tuple[Mapping[str, Any], str | None],
         *,
         position: int,
         namespace: str,
-        valid_from: datetime | None,
-        valid_to: datetime | None,
+        valid: tuple[datetime | None, datetime | None],
     ) -> Plan:
         """A Fact is written as given; a text goes through the extractor (keyed facts, or
-        prose). ``valid_from`` / ``valid_to`` fill the valid time a statement does not carry
-        itself.
+        prose). ``valid`` (valid_from, valid_to) fills the valid time a statement does not
+        carry itself; ``metadata`` is the item's metadata and its speaker.
 
         A missing valid_from stays None: the ledger then uses the record time, and plain prose
         repeated later is recognised as the same statement (not stored twice).
         """
+        fields, speaker = metadata
         if isinstance(item, Fact):
-            return _fact_plan(item, valid_from, valid_to)
+            return self._spoken(_fact_plan(item, *valid), speaker)
         _check_text(item, position)
         try:
-            extraction = self._extractor.extract(item, dict(metadata))
+            extraction = self._extractor.extract(item, dict(fields))
         except InvalidInputError as exc:
             raise exc.at(f"items[{position}]") from exc.__cause__
-        statements = _statements(item, extraction, metadata, namespace, (valid_from, valid_to))
-        return Plan(item, statements, extraction)
+        statements = _statements(item, extraction, fields, namespace, valid)
+        return self._spoken(Plan(item, statements, extraction), speaker)
 
     async def _aplan_item(
         self,
         item: Item,
-        metadata: Mapping[str, Any],
+        metadata: tuple[Mapping[str, Any], str | None],
         *,
         position: int,
         namespace: str,
-        valid_from: datetime | None,
-        valid_to: datetime | None,
+        valid: tuple[datetime | None, datetime | None],
     ) -> Plan:
         """:meth:`_plan_item` with the extractor's async form, ``aextract``, awaited (an
         extractor that calls an LLM has one; see :mod:`shared_core.extractors.base`)."""
+        fields, speaker = metadata
         if isinstance(item, Fact):
-            return _fact_plan(item, valid_from, valid_to)
+            return self._spoken(_fact_plan(item, *valid), speaker)
         _check_text(item, position)
         try:
-            extraction: Extraction = await self._extractor.aextract(item, dict(metadata))  # type: ignore[attr-defined]
+            extraction: Extraction = await self._extractor.aextract(item, dict(fields))  # type: ignore[attr-defined]
         except InvalidInputError as exc:
             raise exc.at(f"items[{position}]") from exc.__cause__
-        statements = _statements(item, extraction, metadata, namespace, (valid_from, valid_to))
-        return Plan(item, statements, extraction)
+        statements = _statements(item, extraction, fields, namespace, valid)
+        return self._spoken(Plan(item, statements, extraction), speaker)
 
-    def _write(
-        self, plans: Sequence[Plan], *, replacing: Sequence[str], merge_prose: bool
-    ) -> list[Added]:
-        """Embed, judge and write what was planned; one :class:`Added` per plan."""
+    def _spoken(self, plan: Plan, speaker: str | None) -> Plan:
+        """``plan`` of ``speaker``, each statement naming them under the speaker field (an
+        extractor may not carry the item's metadata over)."""
+        field = self._speaker_field
+        if speaker is None:
+            return plan
+        statements = plan.statements
+        if field is not None:
+            statements = tuple(
+                f
+                if f.metadata.get(field) == speaker
+                else replace(f, metadata={**f.metadata, field: speaker})
+                for f in statements
+            )
+        return replace(plan, statements=statements, speaker=speaker)
+
+    def _prepared(
+        self, plans: Sequence[Plan], replacing: Sequence[str], merge_prose: bool
+    ) -> _Write:
+        """The batch of ``plans``, its extraction problems counted and its texts embedded."""
         for plan in plans:
             if plan.extraction is not None:
                 self._tally.count(plan.text, plan.extraction)
-        facts = [fact for plan in plans for fact in plan.statements]
-        texts = list(dict.fromkeys(fact.text for fact in facts))
+        statements = tuple(fact for plan in plans for fact in plan.statements)
+        speakers = tuple(plan.speaker for plan in plans for _ in plan.statements)
+        texts = list(dict.fromkeys(fact.text for fact in statements))
         vectors = dict(zip(texts, self._mirror.embed(texts), strict=True))
+        return _Write(tuple(plans), statements, speakers, vectors, tuple(replacing), merge_prose)
+
+    def _write(self, write: _Write) -> list[Added]:
+        """Judge (a batch with prose, when the memory has a judge) and commit ``write``."""
         with self._lock:
-            facts = self._claims(facts, vectors)
-            edges = self._supersessions(facts, vectors)
-            options: dict[str, Any] = {"supersessions": edges} if edges else {}
-            if replacing:
-                options["replacing"] = replacing
-            if not merge_prose:
-                options["merge_prose"] = False
+            judge = self._judge
+            if judge is None or not write.has_prose:
+                return self._commit(write, None)
+            batch = self._batch(write)
+            return self._commit(write, check_judgement(batch, judge.judge(batch), judge))
+
+    def _batch(self, write: _Write) -> WriteBatch:
+        """What the judge sees of ``write``, the index caught up first (judged against
+        everything the ledger holds)."""
+        with self._lock:
+            self._mirror.catch_up()
+            return WriteBatch(
+                statements=write.statements,
+                speakers=write.speakers,
+                vectors=write.vectors,
+                ledger=self._ledger,
+                index=self._index,
+                now=to_instant(self._clock.now(), "clock.now()"),
+                embed=self._embed,
+                speaker_field=self._speaker_field,
+            )
+
+    def _embed(self, texts: Sequence[str]) -> list[Vector]:
+        """The memory's vectors of ``texts`` (what a judge's ``WriteBatch.embed`` calls)."""
+        vectors: list[Vector] = list(self._mirror.embed(list(texts)))
+        return vectors
+
+    def _commit(self, write: _Write, judgement: Judgement | None) -> list[Added]:
+        """Write what ``judgement`` says (None: the statements as planned): its cardinalities
+        declared, its extractions counted, its new texts embedded, its statements and
+        supersessions in one transaction; one :class:`Added` per plan."""
+        groups = (
+            judgement.statements
+            if judgement is not None
+            else tuple((fact,) for fact in write.statements)
+        )
+        facts = [fact for group in groups for fact in group]
+        vectors = dict(write.vectors)
+        if judgement is not None:
+            for position, extraction in judgement.extractions.items():
+                self._tally.count(write.statements[position].text, extraction)
+            missing = list(dict.fromkeys(f.text for f in facts if f.text not in vectors))
+            vectors.update(zip(missing, self._mirror.embed(missing), strict=True))
+        options: dict[str, Any] = {}
+        if judgement is not None and judgement.supersessions:
+            options["supersessions"] = judgement.supersessions
+        if write.replacing:
+            options["replacing"] = write.replacing
+        if not write.merge_prose:
+            options["merge_prose"] = False
+        with self._lock:
+            if judgement is not None:
+                self._declare(judgement)
             results = self._ledger.write_many(facts, **options)
             self._mirrored(vectors, results)
-        return _added(plans, results)
+        return _added(write.plans, groups, results)
+
+    def _declare(self, judgement: Judgement) -> None:
+        """Declare the cardinalities a judge proposed for relations nobody declared and that
+        hold no facts (a declaration always wins; the ledger refuses to change a relation in
+        use)."""
+        for relation, cardinality in judgement.cardinalities:
+            if self._ledger.declared_cardinality(relation) is not None:
+                continue
+            try:
+                self._ledger.declare(relation, cardinality)
+            except CardinalityConflictError:
+                continue  # the relation holds facts: it keeps the cardinality they were kept by
 
     def _mirrored(self, vectors: Mapping[str, Vector], results: Sequence[WriteResult]) -> None:
         """After a ledger write: its facts join the recency buffer, then the index catches up
         (``vectors`` maps the texts just embedded to their vectors)."""
         self._reader.remember(results, vectors)
         self._mirror.catch_up(vectors)
-
-    def _claims(self, facts: list[Fact], vectors: Mapping[str, Vector]) -> list[Fact]:
-        """``facts`` with the prose a ClaimJudge places made claim statements."""
-        judge = self._judge
-        if not isinstance(judge, ClaimJudge) or all(f.key is not None for f in facts):
-            return facts
-        self._mirror.catch_up()
-        now = to_instant(self._clock.now(), "clock.now()")
-        return place_claims(judge, facts, vectors, ledger=self._ledger, index=self._index, now=now)
-
-    def _supersessions(
-        self, facts: Sequence[Fact], vectors: Mapping[str, Vector]
-    ) -> tuple[ProseSupersession, ...]:
-        """The prose supersessions to write with ``facts`` (none without a pairwise judge or
-        prose)."""
-        judge = self._judge
-        if not isinstance(judge, ProseJudge) or all(f.key is not None for f in facts):
-            return ()
-        self._mirror.catch_up()  # judge against everything the ledger holds
-        now = to_instant(self._clock.now(), "clock.now()")
-        return judge_batch(judge, facts, vectors, index=self._index, ledger=self._ledger, now=now)
 
 
 def _check_metadatas(items: Sequence[object], metadatas: Sequence[object] | None) -> None:
@@ -361,11 +487,39 @@ def _with_valid_from_source(found: ExtractedFact, valid_from: datetime | None) -
     return {**found.metadata, VALID_FROM_SOURCE: source}
 
 
-def _added(plans: Sequence[Plan], results: Sequence[WriteResult]) -> list[Added]:
-    """One :class:`Added` per plan, from the results of writing all plans' statements in order."""
-    out, position = [], 0
+def _added(
+    plans: Sequence[Plan], groups: Sequence[Sequence[Fact]], results: Sequence[WriteResult]
+) -> list[Added]:
+    """One :class:`Added` per plan, from the results of writing every group of statements in
+    order (``groups``: per planned statement, what was written in its place)."""
+    out, statement, position = [], 0, 0
     for plan in plans:
-        writes = tuple(results[position : position + len(plan.statements)])
-        position += len(plan.statements)
+        count = sum(len(groups[statement + i]) for i in range(len(plan.statements)))
+        statement += len(plan.statements)
+        writes = tuple(results[position : position + count])
+        position += count
         out.append(Added(text=plan.text, writes=writes, problem=plan.problem))
     return out
+
+
+def _check_speaker(speaker: object) -> None:
+    if speaker is not None and (not isinstance(speaker, str) or not speaker.strip()):
+        raise InvalidInputError(
+            "speaker", f"is {speaker!r}", "pass who wrote the texts as a non-empty str, or None"
+        )
+
+
+def _named_speaker(metadata: Mapping[str, Any], field: str | None, position: int) -> str | None:
+    """The speaker ``metadata`` names under ``field`` (an int id as text), or None."""
+    if field is None:
+        return None
+    value = metadata.get(field)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, str | int) or not str(value).strip():
+        raise InvalidInputError(
+            f"metadatas[{position}][{field!r}]",
+            f"is {value!r}",
+            "name the speaker as a non-empty str (or int), or set MemoryConfig(speaker_field=None)",
+        )
+    return str(value)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from shared_core.embedders.base import HashingEmbedder
-from shared_core.memory.prose_judge import ProseJudge
+from shared_core.judging.pairwise import ProseJudge
 from temporal_rag_bench.observations import load_observations, run_observations
 from temporal_rag_bench.report import markdown
 from temporal_rag_bench.results import observation_targets

@@ -321,6 +321,15 @@ class LedgerConformance(ProseSupersessionConformance):
         with pytest.raises(InvalidInputError, match="cardinality"):
             ledger.declare("toys", "several")
 
+    def test_declared_cardinality_tells_a_declaration_from_the_default(
+        self, ledger: Ledger
+    ) -> None:
+        assert ledger.declared_cardinality("pets") is None  # ONE by default, not declared
+        ledger.declare("pets", Cardinality.ONE)
+        assert ledger.declared_cardinality("Pets") is Cardinality.ONE
+        ledger.declare("toys", "many")
+        assert ledger.declared_cardinality("toys") is Cardinality.MANY
+
     # ------------------------------------------------------------ retractions and undo
     def test_a_retraction_closes_the_current_value(
         self, ledger: Ledger, clock: ManualClock

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from shared_core import HashingEmbedder
 from shared_core.detectors.frames import Frame, FrameProfile
 from shared_core.detectors.kappa import Verdict
-from shared_core.memory.claims import ClaimJudge
+from shared_core.judging.claims import ClaimJudge
 from temporal_rag_training.claims_eval import claims_markdown, claims_report
 from temporal_rag_training.labelled import LabelledPair
 

@@ -62,9 +62,9 @@ BACKENDS = {
     "index/chroma_client.py": {"chromadb", "numpy"},
     "index/checks.py": {"numpy"},
     "index/numpy_index.py": {"numpy"},
-    "memory/prose_judge.py": {"numpy"},
+    "judging/pairwise.py": {"numpy"},
     "memory/reader.py": {"numpy"},
-    "memory/claims.py": {"numpy"},
+    "judging/claims.py": {"numpy"},
     "detectors/frames.py": {"numpy"},
     "llms/llama_cpp.py": {"xllamacpp"},
 }

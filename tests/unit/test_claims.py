@@ -1,4 +1,4 @@
-"""Claims: write-time prose judging with a structural gate (shared_core.memory.claims)."""
+"""Claims: write-time prose judging with a structural gate (shared_core.judging.claims)."""
 
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ from shared_core import (
 from shared_core.detectors.frames import Frame, FrameProfile
 from shared_core.detectors.kappa import Verdict
 from shared_core.errors import InvalidInputError
+from shared_core.judging.claims import CANDIDATES, ClaimJudge
 from shared_core.ledger.protocol import LedgerStore
 from shared_core.ledger.sqlite.ledger import SQLiteLedger
-from shared_core.memory.claims import CANDIDATES, ClaimJudge
 
 RULE = "test-judge"
 _CITY = re.compile(r"(lives in|moved to|home is in|resides in) (\w+)")

@@ -1,6 +1,6 @@
 """Claims against an oracle: with a judge that is always right, whatever the order and batching
 in which statements arrive, the memory's claims say at every valid time, as known after every
-batch, what the latest statement before it known by then says (shared_core.memory.claims)."""
+batch, what the latest statement before it known by then says (shared_core.judging.claims)."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ from shared_core import HashingEmbedder, InMemoryLedger, MemoryConfig, NumpyInde
 from shared_core.clock import ManualClock
 from shared_core.detectors.frames import Frame, FrameProfile
 from shared_core.detectors.kappa import Verdict
+from shared_core.judging.claims import ClaimJudge
 from shared_core.ledger.protocol import LedgerStore
 from shared_core.ledger.sqlite.ledger import SQLiteLedger
-from shared_core.memory.claims import ClaimJudge
 
 PEOPLE = ("Ana", "Bruno")
 CITIES = ("Braga", "Porto", "Lyon")

@@ -23,6 +23,7 @@ from shared_core.embedders.base import HashingEmbedder
 from shared_core.errors import InvalidInputError
 from shared_core.extractors.metadata import MetadataExtractor
 from shared_core.index.numpy_index import NumpyIndex
+from shared_core.judging import JudgeChain, Judgement, WriteBatch
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import MemoryConfig, TemporalMemory
 
@@ -32,6 +33,7 @@ BUILDING = (
     "clock",
     "expander",
     "prose_judge",
+    "speaker_field",
     "durability",
     "recency_capacity",
     "reconcile",
@@ -44,6 +46,7 @@ def test_it_holds_every_option_of_building_a_memory_and_is_exported() -> None:
     config = MemoryConfig()
     assert (config.embedder, config.extractor, config.clock, config.prose_judge) == (None,) * 4
     assert (config.durability, config.recency_capacity, config.reconcile) == ("full", 8, True)
+    assert config.speaker_field == "user_id"
 
 
 def test_it_is_frozen_and_keyword_only() -> None:
@@ -65,7 +68,12 @@ def test_it_is_frozen_and_keyword_only() -> None:
         ({"recency_capacity": 1.5}, "recency_capacity", "e.g. 8"),
         ({"recency_capacity": True}, "recency_capacity", "e.g. 8"),
         ({"prose_judge": "kapa"}, "prose_judge", '"kappa"'),
-        ({"prose_judge": object()}, "prose_judge", "ClaimJudge"),
+        ({"prose_judge": object()}, "prose_judge", "any Judge"),
+        ({"prose_judge": ()}, "prose_judge", "one or more judges"),
+        ({"prose_judge": ("kappa", object())}, "prose_judge[1]", "a tuple of those"),
+        ({"prose_judge": ["kappa", "kapa"]}, "prose_judge[1]", '"kappa"'),
+        ({"speaker_field": ""}, "speaker_field", '"user_id"'),
+        ({"speaker_field": 3}, "speaker_field", "pass None"),
     ],
 )
 def test_a_bad_option_is_refused_when_built_naming_the_field_and_the_fix(
@@ -231,3 +239,21 @@ def test_an_opened_llamaindex_store_pickles_as_its_folder_and_config(tmp_path: P
     assert copy.memory.embedder.name == HashingEmbedder(16).name
     assert copy.memory_owner.owns
     copy.close()
+
+
+class _Unchanged:
+    """A Judge that writes every statement as planned."""
+
+    def judge(self, batch: WriteBatch) -> Judgement:
+        return Judgement.unchanged(batch)
+
+
+def test_prose_judge_takes_any_judge_and_chains_a_sequence() -> None:
+    one, two = _Unchanged(), _Unchanged()
+    config = MemoryConfig(embedder=HashingEmbedder(16), prose_judge=[one, two])
+    assert config.prose_judge == (one, two)  # a list is kept as a tuple (frozen)
+    with TemporalMemory(ledger=InMemoryLedger(), index=NumpyIndex(), config=config) as memory:
+        assert memory.prose_judge == JudgeChain((one, two))
+    single = MemoryConfig(embedder=HashingEmbedder(16), prose_judge=one)
+    with TemporalMemory(ledger=InMemoryLedger(), index=NumpyIndex(), config=single) as memory:
+        assert memory.prose_judge is one

@@ -17,8 +17,9 @@ from shared_core.facts import Decision, Fact, FactStatus, Reason, ReasonKind
 from shared_core.filters import Filter
 from shared_core.index.base import IndexMatch, RowCheck, Vector
 from shared_core.index.numpy_index import NumpyIndex
+from shared_core.judging import ProseJudge
 from shared_core.ledger import ChangeCursor, InMemoryLedger, SQLiteLedger, VersionRecord
-from shared_core.memory import Hit, MemoryConfig, ProseJudge, TemporalMemory
+from shared_core.memory import Hit, MemoryConfig, TemporalMemory
 
 START = datetime(2024, 1, 1, tzinfo=UTC)
 RULE = "kappa-test-v1"

@@ -108,6 +108,24 @@ SHARED_CORE = [
     "LedgerUnavailableError",
 ]
 
+JUDGING = [
+    # the write-time judging port
+    "Judge",
+    "AsyncJudge",
+    "WriteBatch",
+    "Judgement",
+    "JudgeChain",
+    "scoped_subject",
+    "speaker_subject",
+    # its implementations
+    "LLMExtractor",
+    "LLMJudgeStats",
+    "ClaimJudge",
+    "claim_judge",
+    "ProseJudge",
+    "kappa_judge",
+]
+
 LANGCHAIN_TEMPORAL = [
     "TemporalRetriever",
     "TemporalVectorStore",
@@ -131,6 +149,7 @@ LLAMAINDEX_TEMPORAL = [
 
 SURFACES = {
     "shared_core": SHARED_CORE,
+    "shared_core.judging": JUDGING,
     "langchain_temporal": LANGCHAIN_TEMPORAL,
     "llamaindex_temporal": LLAMAINDEX_TEMPORAL,
 }
@@ -164,6 +183,18 @@ def test_no_public_name_outside_all(package: str) -> None:
         and name not in {"annotations", "TYPE_CHECKING"}
     ]
     assert stray == []
+
+
+def test_the_judges_have_one_home() -> None:
+    """Write-time judges are exported from shared_core.judging (and shared_core), no longer
+    from shared_core.memory."""
+    import shared_core
+    import shared_core.judging
+    import shared_core.memory
+
+    for name in ("LLMExtractor", "ClaimJudge", "ProseJudge", "claim_judge", "kappa_judge"):
+        assert getattr(shared_core, name) is getattr(shared_core.judging, name)
+        assert not hasattr(shared_core.memory, name)
 
 
 def test_every_error_is_exported_and_inherits_a_builtin() -> None:

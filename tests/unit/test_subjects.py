@@ -1,4 +1,4 @@
-"""The subject rule of prose statements (shared_core.memory.subjects)."""
+"""The subject rule of prose statements (shared_core.judging.subjects)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shared_core.memory.subjects import statement_subject
+from shared_core.judging.subjects import statement_subject
 
 
 @pytest.mark.parametrize(

@@ -20,10 +20,10 @@ from typing import Any
 
 from shared_core.embedders.base import CallableEmbedder, Embedder
 from shared_core.index.numpy_index import NumpyIndex
+from shared_core.judging.claims import ClaimJudge
+from shared_core.judging.subjects import statement_subject
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import MemoryConfig, TemporalMemory
-from shared_core.memory.claims import ClaimJudge
-from shared_core.memory.subjects import statement_subject
 from temporal_rag_training.kappa_eval import Scores, scores_of
 from temporal_rag_training.labelled import RESTATING_KINDS, LabelledPair
 

@@ -59,7 +59,7 @@ def _restates(scorer: KappaScorer, threshold: float, record: dict[str, Any]) -> 
 def _claims(scorer: KappaScorer, record: dict[str, Any]) -> str:
     """The claim judge (this kappa with the shipped frame head) end to end on both splits."""
     from shared_core.embedders.minilm import MiniLMEmbedder
-    from shared_core.memory.claims import claim_judge
+    from shared_core.judging.claims import claim_judge
     from temporal_rag_training.claims_eval import claims_markdown, claims_report
     from temporal_rag_training.kappa_eval import SPLITS, load_pairset
 

@@ -1,7 +1,9 @@
 """Claims: prose statements that say the same thing, judged at write time.
 
 A prose statement the :class:`ClaimJudge` can place becomes a *claim statement*: a keyed fact
-whose subject is the statement's subject (:func:`~shared_core.memory.subjects.statement_subject`),
+whose subject is the statement's subject (:func:`~shared_core.judging.subjects.statement_subject`,
+scoped to the statement's speaker by :func:`~shared_core.judging.base.scoped_subject`, so two
+speakers' claims never meet),
 whose relation names the claim's *slot* (one single-valued attribute of that subject: the frame
 head's label, e.g. ``home_city``, for the first claim of a subject it frames confidently, else
 ``<label or "statement">_<8 hex of a digest of the statement's id>``) and whose object names the
@@ -48,8 +50,9 @@ from shared_core.embedders.base import Embedder
 from shared_core.errors import InvalidInputError
 from shared_core.facts import Fact, normalize_text
 from shared_core.index.base import Vector, VectorIndex
+from shared_core.judging.base import Judgement, WriteBatch, scoped_subject
+from shared_core.judging.subjects import statement_subject
 from shared_core.ledger.protocol import LedgerStore
-from shared_core.memory.subjects import statement_subject
 
 NEW, RESTATES, ENDS = "new", "restates", "ends"
 CANDIDATES = 4
@@ -112,20 +115,28 @@ class ClaimJudge:
                 raise InvalidInputError(field, f"is {value!r}", "pass a number in (0, 1]")
             object.__setattr__(self, field, float(value))
 
+    def judge(self, batch: WriteBatch) -> Judgement:
+        """The batch with every prose statement this judge places made a claim statement
+        (:func:`place_claims`), keyed under its speaker's scoped subject."""
+        if not batch.prose:
+            return Judgement.unchanged(batch)
+        placed = place_claims(
+            self,
+            batch.statements,
+            batch.vectors,
+            ledger=batch.ledger,
+            index=batch.index,
+            now=batch.now,
+            speakers=batch.speakers,
+        )
+        return Judgement(statements=tuple((fact,) for fact in placed))
+
 
 def check_prose_judge(judge: object, embedder: Embedder) -> None:
-    """InvalidInputError unless ``judge`` is a ClaimJudge (whose frames read vectors of
-    ``embedder``), a ProseJudge or None."""
-    from shared_core.memory.prose_judge import ProseJudge
-
-    if judge is None or isinstance(judge, ProseJudge):
-        return
+    """InvalidInputError if ``judge`` is a ClaimJudge whose frames read vectors of another
+    embedder than the one it is given (``embedder``, or its own ``frame_embedder``)."""
     if not isinstance(judge, ClaimJudge):
-        raise InvalidInputError(
-            "prose_judge",
-            f"is a {type(judge).__name__}",
-            "pass claim_judge(), a ClaimJudge, a ProseJudge or None",
-        )
+        return
     wanted = getattr(judge.frames, "embedder", None)
     reading = judge.frame_embedder if judge.frame_embedder is not None else embedder
     if wanted is not None and wanted != reading.name:
@@ -176,11 +187,15 @@ def place_claims(
     ledger: LedgerStore,
     index: VectorIndex,
     now: Instant,
+    speakers: Sequence[str | None] | None = None,
 ) -> list[Fact]:
     """``facts`` with every prose statement the judge places made a claim statement (new
     Fact values; the inputs are not changed). ``vectors`` maps texts to the memory's vectors;
-    ``index`` gives the stored claims' vectors."""
-    placed = _placed(judge, facts, vectors, now)
+    ``index`` gives the stored claims' vectors; ``speakers`` (parallel to ``facts``) who wrote
+    each: a statement's subject is scoped to its speaker (:func:`scoped_subject`), so claims
+    of two speakers never meet."""
+    who = list(speakers) if speakers is not None else [None] * len(facts)
+    placed = _placed(judge, facts, vectors, now, who)
     if not placed:
         return list(facts)
     times: dict[Owner, set[Instant]] = {}
@@ -294,10 +309,14 @@ def _profiles(
 
 
 def _placed(
-    judge: ClaimJudge, facts: Sequence[Fact], vectors: Mapping[str, Vector], now: Instant
+    judge: ClaimJudge,
+    facts: Sequence[Fact],
+    vectors: Mapping[str, Vector],
+    now: Instant,
+    speakers: Sequence[str | None],
 ) -> list[_Placed]:
     prose = [
-        (index, fact, subject)
+        (index, fact, scoped_subject(subject, speakers[index]))
         for index, fact in enumerate(facts)
         if fact.key is None and (subject := statement_subject(fact.text)) is not None
     ]

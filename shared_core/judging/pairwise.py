@@ -8,8 +8,9 @@ the later-valid one); every pair scoring at least ``threshold`` becomes a
 :class:`~shared_core.ledger.prose.ProseSupersession` written in the same ledger transaction as
 the batch, so the earlier statement stops being current (history keeps it).
 
-Candidates of a new statement, all prose of its namespace with cosine >= ``min_cosine`` and a
-different normalised text:
+Candidates of a new statement, all prose of its namespace and its speaker (a stored statement's
+is its metadata's ``speaker_field``) with cosine >= ``min_cosine`` and a different normalised
+text:
 
 - the ``neighbours`` nearest stored statements valid now or valid at the new statement's
   ``valid_from`` (so a late-arriving old statement meets the newer ones that close it). The
@@ -36,6 +37,7 @@ from shared_core.detectors.nli import PairScorer, checked_scores
 from shared_core.errors import InvalidInputError
 from shared_core.facts import Fact, normalize_text
 from shared_core.index.base import Vector, VectorIndex
+from shared_core.judging.base import Judgement, WriteBatch
 from shared_core.ledger.prose import ProseSupersession
 from shared_core.ledger.protocol import LedgerStore
 
@@ -76,6 +78,25 @@ class ProseJudge:
         object.__setattr__(self, "threshold", float(self.threshold))
         object.__setattr__(self, "min_cosine", float(self.min_cosine))
 
+    def judge(self, batch: WriteBatch) -> Judgement:
+        """The batch's statements as planned, with the prose supersessions its new prose makes
+        (:func:`judge_batch`); only statements of one speaker are paired."""
+        if not batch.prose:
+            return Judgement.unchanged(batch)
+        edges = judge_batch(
+            self,
+            batch.statements,
+            batch.vectors,
+            index=batch.index,
+            ledger=batch.ledger,
+            now=batch.now,
+            speakers=batch.speakers,
+            speaker_field=batch.speaker_field,
+        )
+        return Judgement(
+            statements=tuple((fact,) for fact in batch.statements), supersessions=edges
+        )
+
 
 def _check_number(
     field: str, value: object, low: float, high: float, fix: str, *, low_open: bool = False
@@ -95,6 +116,7 @@ class _Prose:
     namespace: str
     valid_from: Instant
     text_key: str
+    speaker: str | None = None
 
 
 def judge_batch(
@@ -105,13 +127,26 @@ def judge_batch(
     index: VectorIndex,
     ledger: LedgerStore,
     now: Instant,
+    speakers: Sequence[str | None] | None = None,
+    speaker_field: str | None = None,
 ) -> tuple[ProseSupersession, ...]:
-    """The supersessions to write with ``facts`` (``vectors`` maps their texts to vectors)."""
-    new = list({f.id: _prose(f, now) for f in facts if f.key is None}.values())
+    """The supersessions to write with ``facts`` (``vectors`` maps their texts to vectors).
+
+    ``speakers`` (parallel to ``facts``) says who wrote each; a stored statement's speaker is
+    its metadata's ``speaker_field`` (none without one). Only statements of the same speaker
+    (or both of none) are paired."""
+    who = list(speakers) if speakers is not None else [None] * len(facts)
+    new = list(
+        {
+            f.id: _prose(f, now, speaker)
+            for f, speaker in zip(facts, who, strict=True)
+            if f.key is None
+        }.values()
+    )
     if not new:
         return ()
     pairs: dict[tuple[str, str], tuple[str, str]] = {}
-    neighbours = _stored(judge, new, vectors, index, ledger, now)
+    neighbours = _stored(judge, new, vectors, index, ledger, now, speaker_field)
     for statement, stored in zip(new, neighbours, strict=True):
         for other in stored:
             _add_pair(pairs, other, statement)
@@ -128,14 +163,26 @@ def judge_batch(
     )
 
 
-def _prose(fact: Fact, now: Instant) -> _Prose:
+def _prose(fact: Fact, now: Instant, speaker: str | None) -> _Prose:
     start = now if fact.valid_from is None else to_instant(fact.valid_from, "valid_from")
-    return _Prose(fact.id, fact.text, fact.namespace, start, normalize_text(fact.text))
+    return _Prose(fact.id, fact.text, fact.namespace, start, normalize_text(fact.text), speaker)
+
+
+def stored_speaker(fact: Fact, speaker_field: str | None) -> str | None:
+    """Who wrote a stored statement: its metadata's ``speaker_field`` as text (None without a
+    field or a value)."""
+    if speaker_field is None:
+        return None
+    value = fact.metadata.get(speaker_field)
+    return None if value is None or isinstance(value, bool) else str(value)
 
 
 def _add_pair(pairs: dict[tuple[str, str], tuple[str, str]], a: _Prose, b: _Prose) -> None:
-    """Record (earlier, later) unless nothing orders them or they say the same."""
+    """Record (earlier, later) unless nothing orders them, they say the same, or two speakers
+    said them."""
     if a.valid_from == b.valid_from or a.id == b.id or a.text_key == b.text_key:
+        return
+    if a.speaker != b.speaker or a.namespace != b.namespace:
         return
     older, newer = (a, b) if a.valid_from < b.valid_from else (b, a)
     pairs.setdefault((older.id, newer.id), (older.text, newer.text))
@@ -148,8 +195,10 @@ def _stored(
     index: VectorIndex,
     ledger: LedgerStore,
     now: Instant,
+    speaker_field: str | None,
 ) -> list[list[_Prose]]:
-    """Per new statement, the nearest stored prose valid now or at its valid_from."""
+    """Per new statement, the nearest stored prose of its speaker valid now or at its
+    valid_from."""
     found: list[dict[int, float]] = []
     for statement in new:
         scores: dict[int, float] = {}
@@ -178,8 +227,10 @@ def _stored(
             fact = stored.get(row_id)
             if fact is None:
                 continue
-            other = _prose(fact, now)
+            other = _prose(fact, now, stored_speaker(fact, speaker_field))
             if other.id == statement.id or other.text_key == statement.text_key:
+                continue
+            if other.speaker != statement.speaker:
                 continue
             if other.id not in best or score > best[other.id][0]:
                 best[other.id] = (score, other)
@@ -194,9 +245,9 @@ def _in_batch(
     """(earlier item, later item) of the batch: each item's nearest earlier items."""
     import numpy as np
 
-    groups: dict[str, list[_Prose]] = {}
+    groups: dict[tuple[str, str | None], list[_Prose]] = {}
     for statement in new:
-        groups.setdefault(statement.namespace, []).append(statement)
+        groups.setdefault((statement.namespace, statement.speaker), []).append(statement)
     pairs: list[tuple[_Prose, _Prose]] = []
     for group in groups.values():
         if len(group) < 2:
