@@ -41,7 +41,7 @@ def keyed_memory(clock: ManualClock) -> TemporalMemory:
     """An in-memory TemporalMemory whose extractor is an LLMExtractor over :func:`keying_llm`."""
     config = MemoryConfig(
         embedder=HashingEmbedder(64),
-        extractor=LLMExtractor(keying_llm, on_error="prose"),
+        prose_judge=LLMExtractor(keying_llm, on_error="prose"),
         clock=clock,
     )
     return TemporalMemory(ledger=InMemoryLedger(clock=clock), index=NumpyIndex(), config=config)

@@ -389,7 +389,7 @@ def locomo_closings(
     before = llm.stats
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-llm-locomo-") as folder:
-        config = MemoryConfig(embedder=embedder, extractor=LLMExtractor(llm, on_error="prose"))
+        config = MemoryConfig(embedder=embedder, prose_judge=LLMExtractor(llm, on_error="prose"))
         with TemporalMemory.open(Path(folder), config=config) as memory:
             for conversation in conversations:
                 for session in conversation.sessions:

@@ -61,6 +61,13 @@ class MemoryConfig:
     reconcile: bool = True
 
     def __post_init__(self) -> None:
+        if _is_judge(self.extractor):
+            raise InvalidInputError(
+                "extractor",
+                f"is a {type(self.extractor).__name__}, a write-time judge",
+                "pass it as MemoryConfig(prose_judge=...): it then keys prose in batches, "
+                "shown the keys the memory already holds",
+            )
         judge = self.prose_judge
         if isinstance(judge, list):
             object.__setattr__(self, "prose_judge", tuple(judge))

@@ -200,7 +200,7 @@ def memory_with(kind: str, clock: ManualClock) -> TemporalMemory:
         index=NumpyIndex(),
         config=MemoryConfig(
             embedder=HashingEmbedder(128),
-            extractor=LLMExtractor(Fake(extractor_rule).llm(kind)),
+            prose_judge=LLMExtractor(Fake(extractor_rule).llm(kind)),
             expander=Fake(expander_rule).llm(kind),
             clock=clock,
         ),
@@ -264,7 +264,7 @@ async def test_memory_async_paths_await_async_llms_on_the_loop(clock: ManualCloc
         index=NumpyIndex(),
         config=MemoryConfig(
             embedder=HashingEmbedder(128),
-            extractor=LLMExtractor(extractor.asynchronous),
+            prose_judge=LLMExtractor(extractor.asynchronous),
             expander=expander.asynchronous,
             clock=clock,
         ),
@@ -286,7 +286,7 @@ async def test_memory_async_paths_run_sync_llms_off_the_loop(clock: ManualClock)
         ledger=InMemoryLedger(clock=clock),
         index=NumpyIndex(),
         config=MemoryConfig(
-            embedder=HashingEmbedder(128), extractor=LLMExtractor(extractor.sync), clock=clock
+            embedder=HashingEmbedder(128), prose_judge=LLMExtractor(extractor.sync), clock=clock
         ),
     ) as memory:
         await memory.aadd_many(TEXTS)

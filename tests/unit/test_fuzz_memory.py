@@ -466,7 +466,7 @@ llm_answers = st.one_of(
 @given(answer=llm_answers)
 def test_llm_extractor_answers_never_corrupt_the_memory(answer: str) -> None:
     extractor = LLMExtractor(lambda prompt: answer)
-    with make_memory(extractor=extractor) as memory, documented(memory):
+    with make_memory(prose_judge=extractor) as memory, documented(memory):
         memory.add("Maria moved to Faro in 2025.")
 
 

@@ -158,7 +158,7 @@ def memory() -> Iterator[TemporalMemory]:
         index=NumpyIndex(),
         config=MemoryConfig(
             embedder=HashingEmbedder(256),
-            extractor=LLMExtractor(text_llm(extractor)),
+            prose_judge=LLMExtractor(text_llm(extractor)),
             expander=text_llm(expander),
             clock=clock,
         ),

@@ -258,7 +258,7 @@ async def test_the_vector_store_awaits_the_extractor_and_judge_and_agrees_with_s
             ledger=InMemoryLedger(),
             index=NumpyIndex(),
             config=MemoryConfig(
-                embedder=HashingEmbedder(64), extractor=LLMExtractor(text_llm(extractor))
+                embedder=HashingEmbedder(64), prose_judge=LLMExtractor(text_llm(extractor))
             ),
         )
         stores.append(TemporalVectorStore(memory, search_options=SearchOptions(detector=detector)))

@@ -123,7 +123,7 @@ def test_a_failing_model_is_counted_as_failed_with_one_warning(
         raise ConnectionError("the model server is down")
 
     config = MemoryConfig(
-        embedder=HashingEmbedder(64), extractor=LLMExtractor(down, on_error="prose"), clock=clock
+        embedder=HashingEmbedder(64), prose_judge=LLMExtractor(down, on_error="prose"), clock=clock
     )
     with (
         TemporalMemory(ledger=InMemoryLedger(clock=clock), index=NumpyIndex(), config=config) as m,

@@ -527,7 +527,7 @@ def test_an_llm_extractor_feeds_the_ledger_and_bad_answers_stay_prose(
         ]
     )
     extractor = LLMExtractor(lambda prompt: next(answers))
-    with make_memory(clock, extractor=extractor) as memory:
+    with make_memory(clock, prose_judge=extractor) as memory:
         memory.add("Last spring Maria moved to Porto.")
         clock.advance(timedelta(days=1))
         faro = memory.add("Maria has lived in Faro since May.")
