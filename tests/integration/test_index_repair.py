@@ -224,3 +224,27 @@ def test_open_on_an_unreadable_index_logs_the_repair(
         assert [f.object for f in memory.as_of()] == ["Lisbon"]
     assert "moved it to" in caplog.text
     assert "index.damaged-" in caplog.text
+
+
+def test_index_sync_error_no_longer_advises_a_reconcile_that_cannot_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from shared_core.errors import IndexSyncError, VectorIndexError
+
+    def broken(*args: object, **kwargs: object) -> None:
+        try:
+            raise OSError("database disk image is malformed")
+        except OSError as exc:
+            raise VectorIndexError(f"Chroma could not apply records: {exc}") from exc
+
+    with open_memory(tmp_path / "memory") as memory:
+        monkeypatch.setattr(ChromaIndex, "apply", broken)
+        with pytest.raises(IndexSyncError) as raised:
+            memory.add(
+                "Maria lives in Porto.", subject="Maria", relation="lives in", object="Porto"
+            )
+        monkeypatch.undo()
+        assert "reconcile() brings the index up to date" not in str(raised.value)
+        assert "reconcile(full=True) moves the damaged index aside" in str(raised.value)
+        assert memory.reconcile(full=True).applied >= 1  # the advice works
+        assert [f.object for f in memory.as_of(subject="Maria")] == ["Porto"]
