@@ -94,6 +94,7 @@ SHARED_CORE = [
     "DetectorError",
     "EmbedderError",
     "EmbedderMismatchError",
+    "FolderInUseError",
     "ExtractorError",
     "LLMError",
     "VectorIndexError",
