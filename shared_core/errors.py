@@ -19,6 +19,7 @@ Each error inherits :class:`TemporalRagError` (catch everything of ours) and the
     ├── LLMError(RuntimeError)                 a local LLM could not load its model or answer
     ├── NeedsAsyncError(RuntimeError)          an async-only LLM reached from sync code in a loop
     ├── NotPicklableError(TypeError)           an object over open storage; names the fix
+    ├── FolderInUseError(BlockingIOError)      another process holds an embedded folder
     ├── EmbedderMismatchError(ValueError)      an index built by another embedder / dimension
     ├── VectorIndexError(RuntimeError)         the vector index's storage failed
     │   └── IndexSyncError                     the ledger committed a write the index lacks yet
@@ -35,6 +36,8 @@ original kept as ``__cause__``.
 """
 
 from __future__ import annotations
+
+import errno
 
 
 class TemporalRagError(Exception):
@@ -139,6 +142,29 @@ class NotPicklableError(TemporalRagError, TypeError):
         super().__init__(f"{what} cannot be pickled: {problem}; fix: {fix}")
 
 
+class FolderInUseError(TemporalRagError, BlockingIOError):
+    """Another process has the embedded folder open (``TemporalMemory.open``): one process at a
+    time may, enforced by an operating-system lock that dies with its holder.
+
+    ``folder`` is the folder, ``holder`` the process id the lock file names (None: unknown).
+    """
+
+    def __init__(self, folder: str, holder: int | None) -> None:
+        self.folder = folder
+        self.holder = holder
+        who = "another process" if holder is None else f"process {holder}"
+        super().__init__(
+            errno.EWOULDBLOCK,
+            f"{folder} is open in {who}: one process at a time may open an embedded folder; "
+            "fix: close the memory in that process (or stop it), or, for several workers, "
+            "share a PostgreSQL ledger and a Chroma server: TemporalMemory.connect("
+            "ledger='postgresql://user@host:5432/db', index='http://host:8000')",
+        )
+
+    def __str__(self) -> str:  # OSError would prefix "[Errno 11]"
+        return str(self.strerror)
+
+
 class EmbedderMismatchError(TemporalRagError, ValueError):
     """The vector index was built by another embedder (name or dimension); nothing was changed."""
 
@@ -194,6 +220,7 @@ __all__ = [
     "ExtractorError",
     "FactIdConflictError",
     "FactNotFoundError",
+    "FolderInUseError",
     "IndexSyncError",
     "InvalidInputError",
     "InvalidOperationError",

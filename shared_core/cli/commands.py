@@ -8,6 +8,7 @@ Commands::
     temporal-rag as-of   --ledger PATH [--valid-at ISO] [--known-at ISO] [--namespace NS]
                          [--subject S] [--relation R] [--json]
     temporal-rag explain FACT_ID --ledger PATH [--json]
+    temporal-rag repair  FOLDER [--embedder minilm] [--json]
 
 Other installed distributions add commands through the ``temporal_rag.cli`` entry point group
 (in this repository: ``bench`` from ``benchmarks/``, ``kappa-eval`` from ``training/``); each
@@ -54,6 +55,7 @@ from shared_core.cli.render import (
     versions_table,
 )
 from shared_core.errors import (
+    EmbedderMismatchError,
     InvalidInputError,
     LedgerNotFoundError,
     NotALedgerError,
@@ -64,6 +66,7 @@ from shared_core.facts import DEFAULT_NAMESPACE
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from shared_core.embedders.base import Embedder
     from shared_core.ledger import SQLiteLedger
 
 DEFAULT_DEMO_LEDGER = "temporal-rag-demo.sqlite"
@@ -140,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(handler=_cmd_demo)
     _add_read_commands(commands, _shared_options())
     _add_copy_command(commands)
+    _add_repair_command(commands)
     _add_plugin_commands(commands)
     return parser
 
@@ -253,7 +257,73 @@ def _add_copy_command(commands: Commands) -> None:
     copy.set_defaults(handler=_cmd_copy_ledger)
 
 
+def _add_repair_command(commands: Commands) -> None:
+    repair = commands.add_parser(
+        "repair",
+        help="rebuild an embedded folder's index from its ledger",
+        description="Rebuild the vector index of FOLDER (TemporalMemory.open's folder) from its "
+        "ledger, the source of truth: a missing or stale index is brought up to date, one that "
+        "cannot be read is moved aside (FOLDER/index.damaged-<UTC time>, never deleted) and "
+        "built anew. The folder must not be open in another process.",
+    )
+    repair.add_argument("folder", metavar="FOLDER", help="the folder TemporalMemory.open used")
+    repair.add_argument(
+        "--embedder",
+        default="minilm",
+        metavar="NAME",
+        help="the embedder the folder was built with (default and only choice here: minilm; "
+        "for another, call TemporalMemory.repair(FOLDER, config=MemoryConfig(embedder=...)))",
+    )
+    repair.add_argument("--json", action="store_true", help="print JSON, not a sentence")
+    repair.set_defaults(handler=_cmd_repair)
+
+
+def repair_embedder(name: str) -> Embedder:
+    """The embedder ``temporal-rag repair --embedder NAME`` rebuilds with."""
+    if name != "minilm":
+        raise CliError(
+            f"--embedder {name!r} is unknown here; the command line rebuilds with minilm (the "
+            "default of TemporalMemory.open); for another embedder call "
+            "TemporalMemory.repair(FOLDER, config=MemoryConfig(embedder=...)) from Python",
+            EXIT_USAGE,
+        )
+    from shared_core.embedders.minilm import MiniLMEmbedder
+
+    return MiniLMEmbedder()
+
+
 # --------------------------------------------------------------------------- commands
+def _cmd_repair(args: argparse.Namespace, console: Console) -> int:
+    from shared_core.memory import MemoryConfig, TemporalMemory
+
+    folder = Path(args.folder)
+    if not (folder / "ledger.sqlite").is_file():
+        raise CliError(f"{folder} holds no ledger.sqlite: not a TemporalMemory.open folder", 2)
+    embedder = repair_embedder(args.embedder)
+    try:
+        report = TemporalMemory.repair(folder, config=MemoryConfig(embedder=embedder))
+    except EmbedderMismatchError as exc:
+        raise CliError(
+            f"{exc}; rebuild it from Python with that embedder: "
+            "TemporalMemory.repair(FOLDER, config=MemoryConfig(embedder=...))"
+        ) from exc
+    if args.json:
+        emit_json(console, dataclasses.asdict(report))
+        return EXIT_OK
+    moved = (
+        f"; the damaged index was moved to {report.moved_to}"
+        if report.moved_to
+        else "; the index could be read"
+    )
+    console.print(
+        plain(
+            f"repaired {folder}: {report.applied} records applied, {report.embedded} texts "
+            f"embedded, {report.removed} stray rows removed{moved}"
+        )
+    )
+    return EXIT_OK
+
+
 def _cmd_copy_ledger(args: argparse.Namespace, console: Console) -> int:
     from shared_core.ledger.copying import copy_ledger
     from shared_core.memory.connection import open_ledger

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from shared_core.clock import Instant
@@ -124,4 +126,19 @@ class VectorIndex(Protocol):
 
     def close(self) -> None:
         """Release resources (idempotent)."""
+        ...
+
+
+@runtime_checkable
+class SetAsideIndex(Protocol):
+    """An index whose storage can be found damaged and replaced: a full reconcile checks it,
+    and when it cannot be read moves it aside (never deleting it) and rebuilds it from the
+    ledger (:class:`~shared_core.index.chroma.ChromaIndex` in a folder)."""
+
+    def check(self) -> None:
+        """Read every part of the storage once; VectorIndexError when it cannot be read."""
+        ...
+
+    def set_aside(self, *, now: datetime) -> Path:
+        """Move the storage aside, open a new, empty one in its place; where it went."""
         ...

@@ -34,6 +34,8 @@ import re
 import threading
 import urllib.parse
 from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from shared_core.clock import Instant
@@ -53,9 +55,11 @@ from shared_core.index.chroma_client import (
     PAGE,
     chromadb_module,
     close_client,
+    forget_folder,
     hnsw_config,
     persistent_client,
     precomputed_embedding_function,
+    set_aside,
     translated,
 )
 from shared_core.index.chroma_fast_path import Book
@@ -129,21 +133,19 @@ class ChromaIndex:
         self._bound: tuple[str, int] | None = None
         self._cursor = ChangeCursor()
         self._books: dict[str, Book] = {}
-        with translated("open the index"):
-            self._client = persistent_client(path) if client is None else client
-            try:
-                self._batch = min(int(self._client.get_max_batch_size()), PAGE)
-                self._state = self._client.get_or_create_collection(
-                    f"{prefix}_state",
-                    metadata={"version": LAYOUT},
-                    embedding_function=precomputed_embedding_function(),
-                )
-                self._load_state(self._state.metadata or {})
-                if int((self._state.metadata or {}).get("version", 1)) < LAYOUT:
-                    self._convert_from_hist()
-            except BaseException:
-                self.close()
-                raise
+        self._path = None if path is None else Path(path)
+        try:
+            with translated("open the index"):
+                self._client = persistent_client(path) if client is None else client
+                try:
+                    self._start()
+                except BaseException:
+                    self.close()
+                    raise
+        except BaseException:
+            if self._path is not None:  # chromadb would reuse the failed client's system
+                forget_folder(self._path)
+            raise
 
     @classmethod
     def connect(cls, url: str, *, prefix: str = "temporal_rag", **options: Any) -> ChromaIndex:
@@ -296,6 +298,46 @@ class ChromaIndex:
                     close_client(client)
 
     # ------------------------------------------------------------------ more than the port
+    def check(self) -> None:
+        """Read every collection once (its count, one record with its vector, and a nearest
+        neighbour of it): VectorIndexError when the storage cannot be read (a damaged folder)."""
+        import numpy as np
+
+        with self._lock, translated("read the index"):
+            self.cursor()
+            for key in list(self._books):
+                for collection in self._collections(key):
+                    if not collection.count():
+                        continue
+                    page = collection.get(limit=1, include=["embeddings"])
+                    query = np.asarray(page["embeddings"][:1], dtype=np.float32)
+                    collection.query(query_embeddings=query, n_results=1, include=["distances"])
+
+    def set_aside(self, *, now: datetime) -> Path:
+        """Move this index's folder aside, as ``<folder>.damaged-<UTC time>`` (never deleted),
+        and open a new, empty index in its place (no records, cursor or binding): for a damaged
+        folder, before rebuilding it from the ledger. Returns where the old folder went.
+        VectorIndexError for an index over a client (a server's collections stay where they
+        are)."""
+        with self._lock:
+            self._open()
+            if self._path is None:
+                raise VectorIndexError(
+                    "only an index in a folder can be set aside (this one is over a client)"
+                )
+            _close_quietly(self._client)
+            with translated("move the damaged index aside"):
+                moved = set_aside(self._path, now=now)
+            self._handles.clear()
+            self._counts.clear()
+            self._books = {}
+            self._bound = None
+            self._cursor = ChangeCursor()
+            with translated("open a new index"):
+                self._client = persistent_client(self._path)
+                self._start()
+            return moved
+
     def drop(self) -> None:
         """Delete every collection of this index (its records, cursor and binding), then close."""
         with self._lock, translated("drop the index"):
@@ -494,6 +536,18 @@ class ChromaIndex:
         return ids, metadatas, np.vstack(blocks) if blocks else None
 
     # ------------------------------------------------------------------ state
+    def _start(self) -> None:
+        """Open (or create) the state collection and load the bookkeeping it keeps."""
+        self._batch = min(int(self._client.get_max_batch_size()), PAGE)
+        self._state = self._client.get_or_create_collection(
+            f"{self._prefix}_state",
+            metadata={"version": LAYOUT},
+            embedding_function=precomputed_embedding_function(),
+        )
+        self._load_state(self._state.metadata or {})
+        if int((self._state.metadata or {}).get("version", 1)) < LAYOUT:
+            self._convert_from_hist()
+
     def _load_state(self, metadata: Mapping[str, Any]) -> None:
         embedder, dimension = metadata.get("embedder"), metadata.get("dimension")
         self._bound = None if embedder is None else (str(embedder), int(dimension or 0))
@@ -735,6 +789,15 @@ class ChromaIndex:
             if len(page["ids"]) < PAGE:
                 return
             offset += PAGE
+
+
+def _close_quietly(client: Any) -> None:
+    """Close a client whose storage may be damaged: its failure, or panic, is not news."""
+    try:
+        close_client(client)
+    except BaseException as exc:
+        if isinstance(exc, KeyboardInterrupt | SystemExit):
+            raise
 
 
 # ---------------------------------------------------------------------- the searches' arithmetic

@@ -7,7 +7,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from shared_core.errors import (
@@ -35,12 +37,18 @@ def hnsw_config(**options: int | None) -> dict[str, Any]:
 
 @contextmanager
 def translated(action: str) -> Iterator[None]:
-    """Chroma's exceptions become VectorIndexError (the original kept as the cause)."""
+    """Chroma's exceptions become VectorIndexError (the original kept as the cause), and so do
+    the panics of its Rust core (``pyo3_runtime.PanicException``, a BaseException: a damaged
+    ``chroma.sqlite3`` raises one when the client starts)."""
     try:
         yield
     except TemporalRagError:
         raise
     except Exception as exc:
+        raise VectorIndexError(f"Chroma could not {action}: {exc}") from exc
+    except BaseException as exc:
+        if type(exc).__name__ != "PanicException":
+            raise
         raise VectorIndexError(f"Chroma could not {action}: {exc}") from exc
 
 
@@ -55,6 +63,41 @@ def close_client(client: Any) -> None:
     for session in sessions:
         if session is not None and hasattr(session, "close"):
             session.close()
+
+
+def forget_folder(path: str | os.PathLike[str]) -> None:
+    """Drop chromadb's cached system of a persistent folder, stopping it: chromadb caches one
+    per folder for the life of the process, so after a failed start (or before the folder is
+    moved) a new client would otherwise reuse the broken or moved one."""
+    try:
+        from chromadb.api.shared_system_client import SharedSystemClient
+    except ImportError:  # no chromadb: nothing cached
+        return
+    wanted = os.path.realpath(path)
+    cached = SharedSystemClient._identifier_to_system
+    for identifier in [i for i in cached if os.path.realpath(i or ".") == wanted]:
+        system = cached.pop(identifier)
+        SharedSystemClient._identifier_to_refcount.pop(identifier, None)
+        try:
+            system.stop()
+        except BaseException as exc:  # a damaged folder's system may panic as it stops
+            if isinstance(exc, KeyboardInterrupt | SystemExit):
+                raise
+
+
+def set_aside(path: str | os.PathLike[str], *, now: datetime) -> Path:
+    """Move a damaged Chroma folder aside, next to it, as ``<name>.damaged-<UTC time>``
+    (never deleted), forgetting chromadb's cached client of it first; returns where it went."""
+    folder = Path(path)
+    forget_folder(folder)
+    stamp = now.astimezone(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    target = folder.with_name(f"{folder.name}.damaged-{stamp}")
+    suffix = 1
+    while target.exists():
+        target = folder.with_name(f"{folder.name}.damaged-{stamp}-{suffix}")
+        suffix += 1
+    folder.rename(target)
+    return target
 
 
 def chromadb_module() -> Any:

@@ -50,8 +50,10 @@ class Added:
 
 @dataclass(frozen=True, slots=True)
 class ReconcileReport:
-    """What a reconcile did: records applied to the index, texts embedded, rows removed."""
+    """What a reconcile did: records applied to the index, texts embedded, rows removed, and
+    where a damaged index was moved before it was rebuilt (``moved_to``; None: it was not)."""
 
     applied: int
     embedded: int
     removed: int = 0
+    moved_to: str | None = None

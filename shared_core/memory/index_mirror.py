@@ -6,14 +6,19 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
 
 from shared_core.embedders.base import Embedder
-from shared_core.errors import IndexSyncError
-from shared_core.index.base import Vector, VectorIndex
+from shared_core.errors import IndexSyncError, TemporalRagError, VectorIndexError
+from shared_core.index.base import SetAsideIndex, Vector, VectorIndex
 from shared_core.ledger.protocol import LedgerStore
 from shared_core.memory.hits import ReconcileReport
 from shared_core.memory.index_sync import IndexSync
+
+logger = logging.getLogger(__name__)
 
 
 class IndexMirror:
@@ -23,6 +28,8 @@ class IndexMirror:
 
     def __init__(self, ledger: LedgerStore, index: VectorIndex, embedder: Embedder) -> None:
         self._ledger = ledger
+        self._index = index
+        self._embedder = embedder
         self._sync = IndexSync(ledger, index, embedder)
         self._synced_at: tuple[int, int] | None = None  # ledger revision the index mirrors
 
@@ -41,17 +48,86 @@ class IndexMirror:
         self._synced_at = revision
 
     def reconcile(self, *, full: bool) -> ReconcileReport:
-        """Catch up (``full``: rebuild) whatever the revision says."""
-        return self._synced(self._sync.rebuild if full else self._sync.catch_up)
+        """Catch up (``full``: rebuild, then check the storage) whatever the revision says.
+
+        When a full rebuild finds the storage of a :class:`SetAsideIndex` unreadable (a
+        damaged folder), the index is moved aside, never deleted (logged, and named in
+        ``ReconcileReport.moved_to``), and rebuilt from the ledger in a new one."""
+        if not full:
+            return self._synced(self._sync.catch_up)
+        index = self._index
+        try:
+            report = self._sync.rebuild()
+            if isinstance(index, SetAsideIndex):
+                index.check()
+            return report
+        except Exception as exc:
+            if not (isinstance(index, SetAsideIndex) and storage_failure(exc)):
+                raise IndexSyncError(
+                    f"the index could not be rebuilt from the ledger ({exc}); the ledger is "
+                    "intact: reconcile(full=True) again once the cause is fixed"
+                ) from exc
+            damage = exc
+        self._synced_at = None
+        try:
+            moved = index.set_aside(now=datetime.now(UTC))
+        except Exception as exc:
+            raise IndexSyncError(
+                f"the index cannot be read ({damage}) and could not be moved aside ({exc}); "
+                "the ledger is intact: free the index's folder (permissions, disk space), then "
+                "reconcile(full=True) again"
+            ) from exc
+        logger.warning(
+            "the index could not be read (%s); moved it to %s and rebuilding it from the ledger",
+            damage,
+            moved,
+        )
+        try:
+            self._index.bind(embedder=self._embedder.name, dimension=self._embedder.dimension)
+            report = self._sync.rebuild()
+        except Exception as exc:
+            raise IndexSyncError(
+                f"the damaged index was moved to {moved}, but rebuilding it from the ledger "
+                f"failed ({exc}); the ledger is intact: reconcile(full=True) again once the "
+                "cause is fixed"
+            ) from exc
+        return replace(report, moved_to=str(moved))
 
     def _synced(self, operation: Callable[[], ReconcileReport]) -> ReconcileReport:
-        """Run an index update; any failure becomes IndexSyncError (the ledger is intact)."""
+        """Run an index update; any failure becomes IndexSyncError (the ledger is intact), whose
+        advice is one that can work: a rebuild when the index's storage failed and can be set
+        aside, else a retry."""
         try:
             return operation()
         except IndexSyncError:
             raise
         except Exception as exc:
+            if isinstance(self._index, SetAsideIndex) and storage_failure(exc):
+                advice = (
+                    "if it stays so, reconcile(full=True) moves the damaged index aside and "
+                    "rebuilds it from the ledger"
+                )
+            else:
+                advice = "reconcile() applies it (so do the next search and open) once fixed"
             raise IndexSyncError(
-                f"the ledger holds the write but the index could not take it ({exc}); "
-                "reconcile() brings the index up to date"
+                f"the ledger holds the write but the index could not take it ({exc}); {advice}"
             ) from exc
+
+
+def storage_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` is, or was caused by, a failure of the index's storage: a
+    VectorIndexError translated from the storage's own error (an embedder's failure, bad input
+    or a closed index is not one)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        cause = current.__cause__
+        if (
+            isinstance(current, VectorIndexError)
+            and cause is not None
+            and not isinstance(cause, TemporalRagError)
+        ):
+            return True
+        current = cause
+    return False

@@ -14,6 +14,7 @@ sync and async path: the write path (:class:`~shared_core.memory.writer.Writer`)
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
@@ -37,6 +38,8 @@ from shared_core.memory.config import MemoryConfig, memory_config
 from shared_core.memory.connection import open_index, open_ledger
 from shared_core.memory.context import pack_context
 from shared_core.memory.extraction_report import ExtractionReport
+from shared_core.memory.folder import open_folder
+from shared_core.memory.folder_lock import FolderLock
 from shared_core.memory.hits import Added, Hit, ReconcileReport
 from shared_core.memory.index_mirror import IndexMirror
 from shared_core.memory.options import CONTEXT_K, SearchChanges, SearchOptions
@@ -87,6 +90,7 @@ class TemporalMemory:
         self.extractor = config.extractor if config.extractor is not None else MetadataExtractor()
         self.clock: Clock = config.clock if config.clock is not None else SystemClock()
         self._lock = threading.RLock()
+        self._folder_lock: FolderLock | None = None  # held while open() owns the folder
         buffer = RecencyBuffer(config.recency_capacity)
         self._mirror = IndexMirror(ledger, index, embedder)
         self._reader = Reader(
@@ -124,12 +128,46 @@ class TemporalMemory:
         judge still closes statements that hold (docs/storage.md has the figures).
         ``MemoryConfig(prose_judge="kappa")`` turns on the shipped claim judge
         (:func:`~shared_core.judging.claims.claim_judge`); any
-        :class:`~shared_core.judging.Judge` may be given (docs/judging.md)."""
+        :class:`~shared_core.judging.Judge` may be given (docs/judging.md).
+
+        One process at a time may open a folder: the memory holds an operating-system lock on
+        ``FOLDER/writer.lock`` until it is closed (or its process dies), and another process
+        gets FolderInUseError (for several workers, :meth:`connect` to a PostgreSQL ledger and
+        a Chroma server). An index that cannot be read is moved aside (``index.damaged-<UTC
+        time>``, never deleted; a warning is logged) and rebuilt from the ledger."""
+        memory, _ = cls._open_folder(path, config)
+        return memory
+
+    @classmethod
+    def repair(cls, path: str | Path, *, config: MemoryConfig | None = None) -> ReconcileReport:
+        """Rebuild the index of an embedded folder from its ledger (``temporal-rag repair
+        FOLDER`` from a shell): a missing or stale index is brought up to date, one that cannot
+        be read is moved aside (``ReconcileReport.moved_to`` names where) and built anew.
+        ``config`` must name the embedder the folder was built with (default: MiniLM)."""
+        config = memory_config(config)
+        memory, moved = cls._open_folder(path, dataclasses.replace(config, reconcile=True))
+        with memory:
+            report = memory.reconcile(full=True)
+        if report.moved_to is None and moved is not None:
+            report = dataclasses.replace(report, moved_to=str(moved))
+        return report
+
+    @classmethod
+    def _open_folder(
+        cls, path: str | Path, config: MemoryConfig | None
+    ) -> tuple[TemporalMemory, Path | None]:
+        config = memory_config(config)
         folder = Path(path)
         if folder.exists() and not folder.is_dir():
             raise InvalidInputError("path", f"{folder} is a file", "pass a folder (or a new path)")
         folder.mkdir(parents=True, exist_ok=True)
-        return cls.connect(ledger=folder / "ledger.sqlite", index=folder / "index", config=config)
+
+        def connect(ledger: Path, index: Path, config: MemoryConfig) -> TemporalMemory:
+            return cls.connect(ledger=ledger, index=index, config=config)
+
+        memory, lock, moved = open_folder(folder, config, connect)
+        memory._folder_lock = lock
+        return memory, moved
 
     @classmethod
     def connect(
@@ -167,8 +205,14 @@ class TemporalMemory:
     def close(self) -> None:
         """Close the index and the ledger (idempotent)."""
         with self._lock:
-            self.index.close()
-            self.ledger.close()
+            try:
+                self.index.close()
+            finally:
+                try:
+                    self.ledger.close()
+                finally:
+                    if self._folder_lock is not None:
+                        self._folder_lock.release()
 
     aclose = async_twin(close)
 
@@ -588,7 +632,9 @@ class TemporalMemory:
         """Bring the index up to date with the ledger (idempotent; cheap when it already is).
 
         ``full=True`` re-applies every version row and removes index rows the ledger lacks
-        (after restoring one of them from a backup, say).
+        (after restoring one of them from a backup, say), then checks that the index can be
+        read; an index in a folder that cannot be is moved aside (never deleted; a warning is
+        logged and ``moved_to`` names where) and rebuilt from the ledger.
         """
         with self._lock:
             return self._mirror.reconcile(full=full)

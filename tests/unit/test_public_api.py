@@ -95,6 +95,7 @@ SHARED_CORE = [
     "DetectorError",
     "EmbedderError",
     "EmbedderMismatchError",
+    "FolderInUseError",
     "ExtractorError",
     "LLMError",
     "VectorIndexError",
