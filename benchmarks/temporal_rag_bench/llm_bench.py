@@ -122,11 +122,21 @@ a loaded 2-core machine, benchmarks/README.md); full:
 more of every track and 150 LoCoMo observations (over an hour)."""
 
 
+@dataclass(frozen=True, slots=True)
+class LocalModels:
+    """The local model as each LLM method asks it: ``judge`` for write-time extraction and
+    ``groups`` for the read-time group detector (each may constrain its answers to its own
+    JSON schema)."""
+
+    judge: CountedLLM
+    groups: CountedLLM
+
+
 def method_factory(
-    names: Sequence[str], embedder: Embedder, llm: CountedLLM | None
+    names: Sequence[str], embedder: Embedder, llm: LocalModels | None
 ) -> Callable[[], list[Any]]:
     """Fresh method instances per track: the ``names`` of :data:`METHODS` (``llm-extraction``
-    and ``llm-groups`` only with an ``llm``)."""
+    and ``llm-groups`` only with the local ``llm``)."""
 
     def memory(name: str, description: str, setup: Any) -> MemoryMethod:
         return MemoryMethod(name, description, setup, embedder=embedder)
@@ -142,7 +152,11 @@ def method_factory(
                 out.append(memory(KAPPA, 'prose_judge="kappa" (the claim judge)', kappa_setup))
             elif name == EXTRACTION and llm is not None:
                 out.append(
-                    memory(EXTRACTION, "LLMExtractor over the local model", extraction_setup(llm))
+                    memory(
+                        EXTRACTION,
+                        "LLMExtractor over the local model (the write-time judge)",
+                        extraction_setup(llm.judge),
+                    )
                 )
             elif name == KEYED:
                 out.append(memory(KEYED, "the track's gold keys, written by hand", keyed_setup))
@@ -150,7 +164,7 @@ def method_factory(
                 out.append(memory(PERFECT, "LLMExtractor over a perfect fake LLM", perfect_setup))
             elif name == GROUPS and llm is not None:
                 out.append(
-                    memory(GROUPS, "LLMGroupDetector over the local model", group_setup(llm))
+                    memory(GROUPS, "LLMGroupDetector over the local model", group_setup(llm.groups))
                 )
             elif name == PERFECT_GROUPS:
                 out.append(
@@ -581,7 +595,7 @@ def bench_llm(
     data_dir: Path | str | None,
     out: Path,
     embedder: Embedder,
-    llm: CountedLLM | None,
+    llm: LocalModels | None,
     answer_llm: Callable[[str], str] | None,
     model_name: str,
     threads: int | None,
@@ -620,7 +634,12 @@ def bench_llm(
     if size.locomo_statements and llm is not None and data_dir is not None:
         try:
             payload["locomo"] = locomo_closings(
-                data_dir, embedder, llm, statements=size.locomo_statements, seed=seed, log=log
+                data_dir,
+                embedder,
+                llm.judge,
+                statements=size.locomo_statements,
+                seed=seed,
+                log=log,
             )
             notes.append(
                 f"LoCoMo: the first {size.locomo_statements} observations only (the time budget)"
@@ -662,19 +681,32 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    from contextlib import ExitStack
+
+    from shared_core.detectors.llm_groups import GROUPS_SCHEMA
     from shared_core.embedders.minilm import MiniLMEmbedder
+    from shared_core.judging.llm_format import ANSWER_SCHEMA
     from shared_core.llms import LocalLLM
 
     embedder = MiniLMEmbedder()
     embedder.load()
-    # one model for extraction and answers: its stats are read per phase (extraction first)
-    with LocalLLM(args.model, threads=args.threads, n_ctx=4096, max_tokens=512) as llm:
+    with ExitStack() as stack:
+        # one model file, three contexts: answers free, the judge's and the detector's answers
+        # constrained to their JSON schemas (the weights are memory-mapped once)
+        def local(schema: dict[str, Any] | None) -> LocalLLM:
+            model = LocalLLM(
+                args.model, threads=args.threads, n_ctx=4096, max_tokens=512, json_schema=schema
+            )
+            return stack.enter_context(model)
+
+        llm = local(None)
+        models = LocalModels(judge=local(ANSWER_SCHEMA), groups=local(GROUPS_SCHEMA))
         results = bench_llm(
             SIZES[args.size],
             data_dir=data_dir(args.data_dir),
             out=args.out,
             embedder=embedder,
-            llm=llm,
+            llm=models,
             answer_llm=llm,
             model_name=llm.name,
             threads=args.threads,

@@ -1,11 +1,13 @@
 """The write-time methods of ``make bench-llm``: one :class:`TemporalMemory` per method and
-track, fed the track's prose one statement at a time, in time order, in one namespace.
+track, fed the track's prose in time order, :data:`WRITE_BATCH` statements per ``add_many``
+(one judge call each), in one namespace.
 
 - ``kappa``: prose judged at write time by the shipped claim judge (``prose_judge="kappa"``).
-- ``llm-extraction``: :class:`~shared_core.judging.llm.LLMExtractor` over the local model.
+- ``llm-extraction``: :class:`~shared_core.judging.llm.LLMExtractor` over the local model, as
+  the memory's write-time judge (batched, shown the keys the memory holds).
 - ``keyed-by-hand``: each statement written with its gold key (subject, relation, object).
 - ``llm-extraction (perfect fake)``: the same LLMExtractor over :class:`PerfectExtractionLLM`,
-  a stand-in that answers every prompt with the statement's gold key in the extractor's JSON
+  a stand-in that answers every prompt with the statements' gold keys in the judge's JSON
   format: what the same code does with a model that answers perfectly.
 - ``llm-groups``: prose stored as it is, resolved at read time by
   :class:`~shared_core.detectors.llm_groups.LLMGroupDetector` over the local model (one call per
@@ -25,7 +27,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections import defaultdict, deque
+from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -35,25 +37,27 @@ from shared_core.clock import ManualClock
 from shared_core.detectors.llm_groups import LLMGroupDetector
 from shared_core.embedders.base import CallableEmbedder, Embedder
 from shared_core.errors import EmbedderError
-from shared_core.extractors.base import Extractor
-from shared_core.facts import Decision
+from shared_core.facts import Decision, Fact
 from shared_core.index.chroma import ChromaIndex
-from shared_core.judging.claims import ClaimJudge
+from shared_core.judging.base import Judge
 from shared_core.ledger.sqlite.ledger import SQLiteLedger
 from shared_core.llms import LLMStats
 from shared_core.memory.config import MemoryConfig
 from shared_core.memory.hits import Added
 from shared_core.memory.memory import TemporalMemory
 from shared_core.phi_t import ConflictDetector
-from temporal_rag_bench.llm_tracks import GoldKey, gold_key
+from temporal_rag_bench.llm_tracks import gold_key
 from temporal_rag_bench.methods_temporal import CHUNK_KEY, ENTITY_KEY, write_time_judge
 from temporal_rag_bench.model import Chunk, Dataset, Question, Retrieved
 from temporal_rag_bench.shared_collection import SharedStore
 
 NAMESPACE = "bench-llm"
+WRITE_BATCH = 8
+"""Statements per ``add_many`` (one judge call each): a chat session's worth, in time order."""
+VALID_FROM = "valid_from"  # the metadata field the memory's metadata extractor dates a text by
 PROMPT_EXAMPLE_DATE = datetime(2024, 5, 1, tzinfo=UTC)
 """The example date of LLMExtractor's default prompt (issue 31: models copy it)."""
-_SOURCE = re.compile(r"<source_text>(.*?)</source_text>")  # the marked statement
+_STATEMENT = re.compile(r"^S(\d+): <source_text>(.*?)</source_text>$", re.MULTILINE)
 _CHUNK_LINE = re.compile(r"^(\d+)\. \[([^\]]*)\] (.*)$", re.MULTILINE)  # a group prompt's chunk
 
 
@@ -69,19 +73,29 @@ class CountedLLM(Protocol):
 class PerfectExtractionLLM:
     """An LLM stand-in for :class:`LLMExtractor` that answers from the gold keys.
 
-    Built from a track's chunks: the statement between the prompt's ``<source_text>`` markers
-    is looked up by its text, and the answer is ``{"facts": [...]}`` with the gold (subject,
-    relation, object) and the sentence itself, no ``valid_from``; unrelated text gets
-    ``{"facts": []}``. Equal texts (two speakers' "I live in Berlin.") are answered in the
-    order the chunks were recorded, which is the order the harness writes them. Deterministic;
+    Built from a track's chunks and cardinalities: each numbered statement of the judge's
+    prompt (``S3: <source_text>...</source_text>``) is looked up by its text, and the answer
+    is ``{"facts": [...]}`` with, per statement, its gold subject (``"I"`` when the speaker
+    states it), relation and object, ``"card"`` from the track's cardinalities and no
+    ``valid_from``; unrelated text gets no fact. Equal texts answer with the first chunk's key
+    (two speakers' "I live in Berlin." both answer ``I | lives in | Berlin``). Deterministic;
     counts calls, and generated tokens as the answer's whitespace-separated words."""
 
     name = "perfect-fake"
 
-    def __init__(self, chunks: Sequence[Chunk]) -> None:
-        self._keys: dict[str, deque[GoldKey | None]] = defaultdict(deque)
+    def __init__(self, chunks: Sequence[Chunk], cardinalities: Mapping[str, Any]) -> None:
+        self._facts: dict[str, dict[str, Any]] = {}
         for chunk in sorted(chunks, key=lambda c: c.recorded_order):
-            self._keys[_collapsed(chunk.text)].append(gold_key(chunk))
+            key = gold_key(chunk)
+            if key is None or _collapsed(chunk.text) in self._facts:
+                continue
+            subject, relation, value = key
+            self._facts[_collapsed(chunk.text)] = {
+                "subject": "I" if subject == chunk.speaker else subject,
+                "relation": relation,
+                "object": value,
+                "card": "many" if str(cardinalities.get(relation, "one")) == "many" else "one",
+            }
         self._stats = LLMStats()
 
     @property
@@ -89,16 +103,11 @@ class PerfectExtractionLLM:
         return self._stats
 
     def __call__(self, prompt: str, /) -> str:
-        match = _SOURCE.search(prompt)
-        text = _collapsed(match.group(1)) if match else ""
-        queue = self._keys.get(text)
-        key = queue.popleft() if queue else None
-        facts = []
-        if key is not None:
-            subject, relation, value = key
-            facts.append(
-                {"subject": subject, "relation": relation, "object": value, "sentence": text}
-            )
+        facts = [
+            {"s": int(match.group(1)), **self._facts[text]}
+            for match in _STATEMENT.finditer(prompt)
+            if (text := _collapsed(match.group(2))) in self._facts
+        ]
         answer = json.dumps({"facts": facts})
         self._stats = LLMStats(
             calls=self._stats.calls + 1,
@@ -194,29 +203,38 @@ Writing = Callable[[SharedStore], "WriteSetup"]
 
 @dataclass(frozen=True, slots=True)
 class WriteSetup:
-    """How a method's memory writes: its extractor, its prose judge, whether it writes the
+    """How a method's memory writes: its prose judge, whether it writes the
     gold keys itself, and the LLM whose calls count (None: no LLM); and how it reads: the
     detector its searches pass to Phi_T (None: none)."""
 
-    extractor: Extractor | None = None
-    prose_judge: ClaimJudge | None = None
+    prose_judge: Judge | None = None
     keyed_by_hand: bool = False
     llm: CountedLLM | None = None
     detector: ConflictDetector | None = None
 
 
 class MemoryMethod:
-    """A TemporalMemory written statement by statement as ``setup`` says; searched at
+    """A TemporalMemory written in time order, ``write_batch`` statements per ``add_many``,
+    as ``setup`` says; searched at
     ``valid_at=now`` (so as-of questions read the past), current state only."""
 
     family = "memory"
     real_class: str | None = None
     buffer = 0
 
-    def __init__(self, name: str, description: str, setup: Writing, *, embedder: Embedder) -> None:
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        setup: Writing,
+        *,
+        embedder: Embedder,
+        write_batch: int = WRITE_BATCH,
+    ) -> None:
         self.name = name
         self.description = description
         self._setup = setup
+        self._write_batch = write_batch
         self._embedder = embedder
         self.log = WriteLog()
         self.reads = ReadLog()
@@ -239,19 +257,20 @@ class MemoryMethod:
             index=ChromaIndex(client=shared.client, prefix=f"{shared.name}_{_safe(self.name)}"),
             config=MemoryConfig(
                 embedder=_with_fallback(shared, self._embedder),
-                extractor=setup.extractor,
                 clock=clock,
                 prose_judge=setup.prose_judge,
             ),
         )
         self._shared, self._memory = shared, memory
         self.detector, self._llm = setup.detector, setup.llm
-        for relation, cardinality in dataset.cardinalities.items():
-            memory.declare(relation, cardinality)
+        if setup.keyed_by_hand:  # the gold keys' relations; a judge proposes its own
+            for relation, cardinality in dataset.cardinalities.items():
+                memory.declare(relation, cardinality)
         before = setup.llm.stats if setup.llm is not None else LLMStats()
         started = time.perf_counter()
-        for chunk in sorted(shared.chunks, key=lambda c: c.recorded_order):
-            self.log.records.append(_record(chunk, _write(memory, chunk, setup.keyed_by_hand)))
+        for batch in _batches(shared.chunks, self._write_batch):
+            added = _write(memory, batch, setup.keyed_by_hand)
+            self.log.records.extend(_record(c, a) for c, a in zip(batch, added, strict=True))
         self.log.seconds = time.perf_counter() - started
         self.ingest_seconds = self.log.seconds
         if setup.llm is not None:
@@ -325,22 +344,43 @@ def _metadata(chunk: Chunk) -> dict[str, Any]:
     return metadata
 
 
-def _write(memory: TemporalMemory, chunk: Chunk, keyed_by_hand: bool) -> Added:
-    key = gold_key(chunk) if keyed_by_hand else None
-    if key is None:
-        return memory.add(
-            chunk.text, valid_from=chunk.timestamp, namespace=NAMESPACE, metadata=_metadata(chunk)
+def _batches(chunks: Sequence[Chunk], size: int) -> list[list[Chunk]]:
+    """The chunks as a chat app writes them: each speaker's in time order, ``size`` per batch
+    (a batch never mixes speakers; the chat track's ``user_id``, none elsewhere)."""
+    by_speaker: dict[str | None, list[Chunk]] = defaultdict(list)
+    for chunk in sorted(chunks, key=lambda c: c.recorded_order):
+        speaker = chunk.metadata.get("user_id")
+        by_speaker[None if speaker is None else str(speaker)].append(chunk)
+    return [
+        said[start : start + size]
+        for said in by_speaker.values()
+        for start in range(0, len(said), size)
+    ]
+
+
+def _write(memory: TemporalMemory, chunks: Sequence[Chunk], keyed_by_hand: bool) -> list[Added]:
+    """One ``add_many`` of ``chunks``: each chunk dated by its ``valid_from`` metadata (the
+    memory's metadata extractor reads it), or a Fact with its gold key when keyed by hand."""
+    items: list[str | Fact] = []
+    for chunk in chunks:
+        key = gold_key(chunk) if keyed_by_hand else None
+        if key is None:
+            items.append(chunk.text)
+            continue
+        subject, relation, value = key
+        items.append(
+            Fact(
+                text=chunk.text,
+                subject=subject,
+                relation=relation,
+                object=value,
+                valid_from=chunk.timestamp,
+                namespace=NAMESPACE,
+                metadata=_metadata(chunk),
+            )
         )
-    subject, relation, value = key
-    return memory.add(
-        chunk.text,
-        subject=subject,
-        relation=relation,
-        object=value,
-        valid_from=chunk.timestamp,
-        namespace=NAMESPACE,
-        metadata=_metadata(chunk),
-    )
+    metadatas = [{**_metadata(chunk), VALID_FROM: chunk.timestamp} for chunk in chunks]
+    return memory.add_many(items, metadatas=metadatas, namespace=NAMESPACE)
 
 
 def _record(chunk: Chunk, added: Added) -> WriteRecord:
@@ -392,14 +432,15 @@ def extraction_setup(llm: CountedLLM) -> Writing:
     from shared_core.judging.llm import LLMExtractor
 
     def setup(shared: SharedStore) -> WriteSetup:
-        return WriteSetup(extractor=LLMExtractor(llm, on_error="prose"), llm=llm)
+        return WriteSetup(prose_judge=LLMExtractor(llm, on_error="prose"), llm=llm)
 
     return setup
 
 
 def perfect_setup(shared: SharedStore) -> WriteSetup:
     """LLMExtractor over a :class:`PerfectExtractionLLM` of the track."""
-    return extraction_setup(PerfectExtractionLLM(shared.chunks))(shared)
+    llm = PerfectExtractionLLM(shared.chunks, shared.dataset.cardinalities)
+    return extraction_setup(llm)(shared)
 
 
 def group_setup(llm: CountedLLM) -> Writing:

@@ -34,6 +34,7 @@ from temporal_rag_bench.llm_bench import (
     RECENCY,
     SIZES,
     BenchLLMSize,
+    LocalModels,
     bench_llm,
     main,
     write_figures,
@@ -42,7 +43,7 @@ from temporal_rag_bench.llm_methods import MemoryMethod, PerfectExtractionLLM, W
 from temporal_rag_bench.llm_tracks import TrackSize, gold_key, load_tracks, situatedqa_prose
 from temporal_rag_bench.model import Chunk, ChunkKind, Dataset, Question, QuestionKind, Track
 
-SOURCE = re.compile(r"<source_text>\n(.*?)\n</source_text>", re.DOTALL)
+STATEMENT = re.compile(r"^S(\d+): <source_text>(.*?)</source_text>$", re.MULTILINE)
 TINY = BenchLLMSize(
     "tiny",
     TrackSize(
@@ -106,8 +107,8 @@ class FirstLine:
 
 
 class OneKeyForAll:
-    """A scripted bad extractor model: every statement is (I, says, <the statement>), so each
-    one closes the one before, whoever said it and whatever it was about."""
+    """A scripted bad judge model: every statement is (I, says, <the statement>), single-valued,
+    so each one closes the one before of its speaker, whatever it was about."""
 
     def __init__(self, valid_from: str | None = None) -> None:
         self.valid_from = valid_from
@@ -118,22 +119,23 @@ class OneKeyForAll:
         return self._stats
 
     def __call__(self, prompt: str, /) -> str:
-        match = SOURCE.search(prompt)
-        text = match.group(1) if match else ""
-        # the sentence cut short: a text the bench's vector cache does not hold
-        sentence = text.rstrip(".!?)")
-        fact: dict[str, Any] = {
-            "subject": "I",
-            "relation": "says",
-            "object": text,
-            "sentence": sentence,
-        }
-        if self.valid_from is not None:  # the prompt's example date, copied
-            fact["valid_from"] = self.valid_from
+        facts = []
+        for match in STATEMENT.finditer(prompt):
+            fact: dict[str, Any] = {
+                "s": int(match.group(1)),
+                "subject": "I",
+                "relation": "says",
+                "object": match.group(2),
+                "card": "one",
+            }
+            if self.valid_from is not None:  # the old prompt's example date, copied
+                fact["valid_from"] = self.valid_from
+            facts.append(fact)
         self._stats = LLMStats(
-            calls=self._stats.calls + 1, generated_tokens=self._stats.generated_tokens + 30
+            calls=self._stats.calls + 1,
+            generated_tokens=self._stats.generated_tokens + 30 * len(facts),
         )
-        return json.dumps({"facts": [fact]})
+        return json.dumps({"facts": facts})
 
 
 def _run(data_dir: Path, out: Path, llm: Any) -> dict[str, Any]:
@@ -142,7 +144,7 @@ def _run(data_dir: Path, out: Path, llm: Any) -> dict[str, Any]:
         data_dir=data_dir,
         out=out,
         embedder=HashingEmbedder(256),
-        llm=llm,
+        llm=None if llm is None else LocalModels(judge=llm, groups=llm),
         answer_llm=FirstLine(),
         model_name="fake",
         threads=None,
@@ -170,11 +172,14 @@ def test_the_harness_runs_end_to_end_with_the_perfect_fake(data_dir: Path, tmp_p
         assert EXTRACTION not in methods
         perfect, keyed = methods[PERFECT], methods[KEYED]
         assert perfect["status"] == keyed["status"] == "ok", track["name"]
-        # the extractor over a model that answers perfectly does what writing the keys does
-        assert perfect["summary"]["clean"] == keyed["summary"]["clean"]
+        # the judge over a model that answers perfectly writes what writing the keys writes
+        # (clean@k is not compared: the hashing embedder's tied scores make Chroma's top k
+        # differ from one store to the next)
+        for name in ("keyed", "closings", "corrections_instead_of_closings"):
+            assert perfect["writes"][name] == keyed["writes"][name], (track["name"], name)
         writes = perfect["writes"]
         assert writes["statements"] == track["statements"]
-        assert writes["llm_calls_per_statement"] == 1.0
+        assert writes["llm_calls_per_statement"] <= 0.25  # batched: one call per 8 at most
         for name in (
             "cross_speaker_closings",
             "multi_valued_closed",
@@ -201,16 +206,13 @@ def test_a_model_keying_everything_alike_shows_in_every_write_figure(
     assert chat["status"] == "ok", chat["note"]
     writes = chat["writes"]
     assert writes["keyed"] == writes["statements"]
-    assert writes["cross_speaker_closings"] >= 1
+    # issue 31 defect 3: whatever the model answers, first person is its speaker's own subject
+    assert writes["cross_speaker_closings"] == 0
     assert writes["multi_valued_closed"] >= 1
     assert writes["collateral_closings"] >= 1
     assert writes["generated_tokens_per_statement"] == 30
     # only the newest statement stays current: static facts are lost against plain
     assert chat["static_retention"]["difference_points"] < 0
-    assert (
-        chat["summary"]["clean"]["estimate"]
-        < _methods(results, "chat")[KEYED]["summary"]["clean"]["estimate"]
-    )
 
 
 def test_a_model_copying_the_prompts_date_closes_old_versions_instead_of_correcting_them(
@@ -392,29 +394,40 @@ def test_the_curve_groups_answers_by_n_and_asks_each_prompt_once() -> None:
     assert table["all"]["stale"].n == 3
 
 
-def test_the_perfect_fake_answers_equal_texts_in_recorded_order() -> None:
+def test_the_perfect_fake_answers_each_numbered_statement_with_its_gold_key() -> None:
     said = [
         Chunk(
             id=f"c{i}",
-            text="I live in Berlin.",
+            text=text,
             timestamp=datetime(2024, 1, 1, tzinfo=UTC),
             kind=ChunkKind.STATE,
             entity=who,
-            family="residence",
-            value="Berlin",
+            family=family,
+            value=value,
             speaker=who,
             recorded_order=i,
         )
-        for i, who in enumerate(("ana", "bo"))
+        for i, (who, text, family, value) in enumerate(
+            (
+                ("ana", "I live in Berlin.", "residence", "Berlin"),
+                ("bo", "I live in Berlin.", "residence", "Berlin"),
+                ("ana", "I'm allergic to peanuts.", "allergy", "peanuts"),
+            )
+        )
     ]
-    fake = PerfectExtractionLLM(said)
+    fake = PerfectExtractionLLM(said, {"allergy": "many"})
     from shared_core.judging.llm_format import DEFAULT_TEMPLATE, render
 
-    prompt = render(DEFAULT_TEMPLATE, ["I live in Berlin."], [], 20)
-    subjects = [json.loads(fake(prompt))["facts"][0]["subject"] for _ in range(2)]
-    assert subjects == ["ana", "bo"]
-    assert json.loads(fake(prompt)) == {"facts": []}  # nothing left for that text
-    assert fake.stats.calls == 3
+    prompt = render(
+        DEFAULT_TEMPLATE, ["Nice weather.", "I'm allergic to peanuts.", "I live in Berlin."], [], 20
+    )
+    assert json.loads(fake(prompt)) == {
+        "facts": [
+            {"s": 2, "subject": "I", "relation": "allergy", "object": "peanuts", "card": "many"},
+            {"s": 3, "subject": "I", "relation": "residence", "object": "Berlin", "card": "one"},
+        ]
+    }
+    assert fake.stats.calls == 1
     assert gold_key(said[0]) == ("ana", "residence", "Berlin")
 
 
@@ -454,7 +467,7 @@ def test_the_group_detector_runs_beside_the_others_at_read_time(
         data_dir=data_dir,
         out=tmp_path / "out",
         embedder=HashingEmbedder(256),
-        llm=GroupsEverything(),
+        llm=LocalModels(judge=OneKeyForAll(), groups=GroupsEverything()),
         answer_llm=FirstLine(),
         model_name="fake",
         threads=None,
