@@ -18,6 +18,13 @@ The model proposes; these rules decide, in statement order:
   (:mod:`shared_core.judging.relations`); a relation new to the memory gets the cardinality the
   model proposed, MANY unless it said ``"one"`` (two different proposals: MANY), returned in
   ``Judgement.cardinalities``;
+- a new relation whose words say it adds up (``allergic to``, ``speaks``: the
+  ``many_relation_words`` of ``cardinality_words.json``) is MANY whatever the model says, and a
+  statement that says it adds a value ("also", "too": ``additive_cues``) never gives a
+  single-valued key a new value (the fact is dropped, the statement stays prose);
+- a subject that is the current value of a known key, with that key's relation, is read as
+  that key's subject ("Tom left, Priya is my manager now." proposed as ``Tom | manager |
+  Priya`` when the speaker's manager is Tom is the speaker's manager);
 - the object must be written in the statement, not only inside a question, else the fact is
   dropped (a small model invents "4" or "true"; what a question asks about is no fact);
 - valid time: the caller's (the statement's ``valid_from``, or its ``valid_from`` metadata) is
@@ -32,6 +39,8 @@ This module uses only the standard library.
 from __future__ import annotations
 
 import asyncio
+import functools
+import json
 import logging
 import re
 import string
@@ -40,6 +49,7 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -599,8 +609,17 @@ class _Decider:
         else:
             assert proposal.subject is not None
             assert proposal.relation is not None
-            subject = self._subject(proposal.subject)
-            relation, cardinality = self._relation(subject, proposal.relation, proposal.card)
+            held = self._value_of_known(proposal.subject, proposal.relation)
+            if held is not None:
+                subject, relation, cardinality = held.subject, held.relation, held.cardinality
+            else:
+                subject = self._subject(proposal.subject)
+                relation, cardinality = self._relation(subject, proposal.relation, proposal.card)
+        if cardinality is Cardinality.ONE and self._adds_to(subject, relation, proposal.object):
+            return (
+                f"{snippet(proposal.object)} is added to single-valued "
+                f"{subject} | {relation}, not a new value (the statement says it adds one)"
+            )
         self._propose(subject, relation, proposal.object, cardinality)
         subject, relation = _displayed(proposal, subject, relation)
         text = _sentence(proposal.sentence, statement.text) or statement.text
@@ -639,10 +658,40 @@ class _Decider:
             if key.relation == canonical:
                 return canonical, key.cardinality
         cardinality = Cardinality.ONE if card == "one" else Cardinality.MANY
+        if _adds_up(canonical):
+            cardinality = Cardinality.MANY
         if self.cards.get(canonical, cardinality) is not cardinality:
             cardinality = Cardinality.MANY  # two proposals disagree: unsure
         self.cards[canonical] = cardinality
         return canonical, cardinality
+
+    def _known(self) -> list[KnownKey]:
+        """The keys this statement's prompt showed and the batch proposed so far."""
+        return [*self.chunk.known, *self.proposed]
+
+    def _value_of_known(self, proposed: str, relation: str) -> KnownKey | None:
+        """The known key of the speaker's scope whose current value ``proposed`` names, with
+        the same relation (after canonicalisation), if exactly one is."""
+        named = normalize_text(proposed)
+        found = {
+            (key.subject, key.relation): key
+            for key in self._known()
+            if any(normalize_text(str(o)) == named for o in key.objects)
+            and self.names.canonical(relation, (key.relation,)) == key.relation
+        }
+        return next(iter(found.values())) if len(found) == 1 else None
+
+    def _adds_to(self, subject: str, relation: str, value: ObjectValue) -> bool:
+        """Whether the statement says it adds ``value`` to a key holding another value."""
+        if not _says_it_adds(self.stated_text):
+            return False
+        shown = normalize_text(str(value))
+        return any(
+            key.subject == subject
+            and key.relation == relation
+            and any(normalize_text(str(o)) != shown for o in key.objects)
+            for key in self._known()
+        )
 
     def _stored_relations(self, subject: str) -> tuple[str, ...]:
         if self.memory is None:
@@ -663,6 +712,32 @@ class _Decider:
                 return
         namespace = self.statement.namespace
         self.proposed.append(KnownKey(namespace, subject, relation, (value,), cardinality))
+
+
+CARDINALITY_WORDS_FILE = Path(__file__).with_name("cardinality_words.json")
+
+
+@functools.cache
+def _cardinality_words() -> tuple[frozenset[str], tuple[re.Pattern[str], ...]]:
+    """The data file's relation words and additive cues (read once, on first use)."""
+    raw = json.loads(CARDINALITY_WORDS_FILE.read_text(encoding="utf-8"))
+    cues = tuple(
+        re.compile(rf"(?<![\w]){re.escape(normalize_text(cue))}(?![\w])")
+        for cue in raw["additive_cues"]
+    )
+    return frozenset(raw["many_relation_words"]), cues
+
+
+def _adds_up(relation: str) -> bool:
+    """Whether a relation's words say its values add up (``allergic_to``)."""
+    words, _ = _cardinality_words()
+    return any(word in words for word in re.split(r"[\W_]+", relation.lower()) if word)
+
+
+def _says_it_adds(normalized_text: str) -> bool:
+    """Whether a statement says it adds a value ("also", "too", ...)."""
+    _, cues = _cardinality_words()
+    return any(cue.search(normalized_text) for cue in cues)
 
 
 def _judgement(

@@ -2,11 +2,14 @@
 
 The prompt numbers the statements (``S1``, ``S2``, ...) and the keys the memory already knows
 (``K1``, ...: subject | relation | current objects | one or many). The answer is
-``{"facts": [...]}``, each fact naming its statement by number (``"s"``) and either a known key
-by number (``"k"``) or a new ``"subject"`` and ``"relation"`` (with ``"card"``, ``"one"`` or
-``"many"``), plus the ``"object"`` and, when the statement states it, ``"valid_from"``.
+``{"facts": [...]}``, each fact naming its statement by number (``"s"``), its ``"subject"``,
+``"relation"`` (a known key's, copied, for a new value of a known attribute) and ``"object"``,
+``"card"`` (``"one"`` or ``"many"``) and, when the statement states it, ``"valid_from"``.
 :data:`ANSWER_SCHEMA` is that format as a JSON schema, for constrained decoding
-(``LocalLLM(json_schema=ANSWER_SCHEMA)``).
+(``LocalLLM(json_schema=ANSWER_SCHEMA)``). Small models given a choice between naming a known
+key by number and writing it out numbered keys that were never shown (Qwen2.5-Coder 1.5B, on
+every statement of a first probe), so the schema asks for the written-out form only; a fact
+naming a shown key by number (``"k"``) is still read.
 
 Answers are read defensively: JSON as the whole answer, in a Markdown fence or inside prose; a
 fact without ``"s"`` belongs to the only statement of a one-statement prompt, or to the one
@@ -35,19 +38,19 @@ from shared_core.judging.relations import normal_relation
 DEFAULT_TEMPLATE = """\
 You turn chat statements into keyed facts for a memory that tracks how facts change.
 
-For each numbered statement below, list the facts it states. "I", "me", "my" is whoever wrote \
-it: use the subject "I". When a statement gives a value of a known fact's attribute (the same \
-subject and relation, a new value or the same one), reuse that fact by number: \
-{{"s": <statement number>, "k": <known number>, "object": "<value>"}}. Otherwise give a new \
-fact: {{"s": <statement number>, "subject": "...", "relation": "...", "object": "...", \
-"card": "one" or "many"}}, with a short lower-case relation ("lives in", "works at", \
-"allergic to"); "card" is "one" when the subject has one value at a time (lives in, works at, \
-manager), "many" when values add up (allergic to, speaks, has pet); unsure: "many". The \
-object is a value written in the statement, copied as written: never invent one (no "true", \
-no counts). A question states no fact: never make its answer a subject. Add "valid_from" only \
-when the statement itself gives the date the fact became true: an ISO-8601 timestamp with a \
-UTC offset. At most {max_facts} facts per statement; leave out statements that state none.
-Answer with JSON only: {{"facts": [...]}}, or {{"facts": []}} when no statement states a fact.
+For each numbered statement below, list the facts it states, each as a list \
+[<statement number>, "<subject>", "<relation>", "<object>", "one" or "many"]. "I", "me", "my" \
+is whoever wrote the statement: use the subject "I". Use a short lower-case relation \
+("lives in", "works at", "manager", "allergic to"). When a statement gives a value of the same \
+attribute as a known fact (where someone lives, who their manager is), copy that known fact's \
+subject and relation exactly and give the new value as the object. The last item is "one" \
+when the subject has one value at a time (lives in, works at, manager), "many" when values \
+add up (allergic to, speaks, has pet); unsure: "many". The object is a value written in the \
+statement, copied as written: never invent one (no "true", no counts). A question states no \
+fact: never make its answer a subject. At most {max_facts} facts per statement; leave out \
+statements that state none.
+Answer with JSON only: {{"facts": [[...], ...]}}, or {{"facts": []}} when no statement states \
+a fact.
 
 Known facts (number: subject | relation | current values | one value at a time or many):
 {known}
@@ -65,32 +68,16 @@ ANSWER_SCHEMA: dict[str, Any] = {
         "facts": {
             "type": "array",
             "items": {
-                "anyOf": [
-                    {
-                        "type": "object",
-                        "properties": {
-                            "s": {"type": "integer", "minimum": 1},
-                            "k": {"type": "integer", "minimum": 1},
-                            "object": {"type": ["string", "number", "boolean"]},
-                            "valid_from": {"type": "string"},
-                        },
-                        "required": ["s", "k", "object"],
-                        "additionalProperties": False,
-                    },
-                    {
-                        "type": "object",
-                        "properties": {
-                            "s": {"type": "integer", "minimum": 1},
-                            "subject": {"type": "string"},
-                            "relation": {"type": "string"},
-                            "object": {"type": ["string", "number", "boolean"]},
-                            "card": {"enum": ["one", "many"]},
-                            "valid_from": {"type": "string"},
-                        },
-                        "required": ["s", "subject", "relation", "object", "card"],
-                        "additionalProperties": False,
-                    },
-                ]
+                "type": "array",
+                "prefixItems": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "string"},
+                    {"type": "string"},
+                    {"type": ["string", "number", "boolean"]},
+                    {"enum": ["one", "many"]},
+                ],
+                "minItems": 5,
+                "maxItems": 5,
             },
         }
     },
@@ -175,7 +162,8 @@ def read(answer: str, statements: Sequence[str]) -> ReadAnswer:
     problems: list[list[str]] = [[] for _ in statements]
     sources = [" ".join(text.split()) for text in statements]
     unplaced: list[str] = []
-    for number, item in enumerate(items, start=1):
+    for number, given in enumerate(items, start=1):
+        item = _as_object(given)
         position = _statement_of(item, sources)
         if isinstance(position, str):
             unplaced.append(f"fact {number}: {position}")
@@ -190,6 +178,17 @@ def read(answer: str, statements: Sequence[str]) -> ReadAnswer:
     return ReadAnswer(
         proposals=tuple(tuple(p) for p in proposals), problems=tuple(tuple(p) for p in problems)
     )
+
+
+FACT_FIELDS = ("s", "subject", "relation", "object", "card")
+"""The order of a fact's fields in the compact answer, ``[s, subject, relation, object, card]``."""
+
+
+def _as_object(item: object) -> object:
+    """A compact fact (a list of :data:`FACT_FIELDS`, ``card`` optional) as the object form."""
+    if isinstance(item, list) and len(FACT_FIELDS) - 1 <= len(item) <= len(FACT_FIELDS):
+        return dict(zip(FACT_FIELDS, item, strict=False))
+    return item
 
 
 def _statement_of(item: object, sources: Sequence[str]) -> int | str:
