@@ -1,5 +1,6 @@
 """Deterministic fakes of an LLMExtractor's LLM: :func:`keying_llm` keys where Ana lives and,
-like the 1.5B model of issue 31, copies the old prompt's example date into every fact;
+like the 1.5B model of issue 31, copies the old prompt's example date into every fact (it
+answers one-statement and batch prompts);
 :class:`BatchLLM` answers the judge's batch format with a rule per statement."""
 
 from __future__ import annotations
@@ -22,19 +23,23 @@ LEAKED = "2024-05-01T00:00:00Z"  # the example date the old prompt showed
 CITIES = ("Berlin", "Lisbon", "Porto")
 
 
-def source_text(prompt: str) -> str:
-    """The text an LLMExtractor prompt asks about."""
-    return prompt.split("<source_text>", 1)[1].split("</source_text>", 1)[0]
-
-
 def keying_llm(prompt: str) -> str:
-    """("Ana", "lives in", <city>) with the leaked date; no facts for the weather; else chatter."""
-    text = source_text(prompt)
-    city = next((c for c in CITIES if c in text), None)
-    if city is None:
-        return '{"facts": []}' if "weather" in text else "Sorry, I cannot help with that."
-    fact = {"subject": "Ana", "relation": "lives in", "object": city, "sentence": text}
-    return json.dumps({"facts": [fact | {"valid_from": LEAKED}]})
+    """Per statement: ("Ana", "lives in", <city>), one value at a time, with the leaked date, in
+    the old answer form (no ``"s"``; the fact's ``"sentence"`` places it); no facts for the
+    weather; for anything else chatter when it is the prompt's only statement, else a fact
+    without an object (either way the statement's answer is invalid)."""
+    statements = prompt_statements(prompt)
+    facts: list[dict[str, Any]] = []
+    for text in statements:
+        city = next((c for c in CITIES if c in text), None)
+        if city is not None:
+            fact = {"subject": "Ana", "relation": "lives in", "object": city, "card": "one"}
+            facts.append(fact | {"sentence": text, "valid_from": LEAKED})
+        elif "weather" not in text:
+            if len(statements) == 1:
+                return "Sorry, I cannot help with that."
+            facts.append({"subject": "Ana", "sentence": text})
+    return json.dumps({"facts": facts})
 
 
 def keyed_memory(clock: ManualClock) -> TemporalMemory:

@@ -29,7 +29,8 @@ class Added:
     """The outcome of adding one text: one write per stored statement.
 
     A text the extractor found no keyed facts in is stored once, as prose. ``problem`` says
-    why an extractor's output was rejected (the text was then stored as prose, never lost).
+    why an extractor's or the prose judge's output for it was rejected, in whole or in part
+    (what was rejected was then stored as prose, never lost).
     """
 
     text: str

@@ -396,7 +396,8 @@ class Writer:
                 self._declare(judgement)
             results = self._ledger.write_many(facts, **options)
             self._mirrored(vectors, results)
-        return _added(write.plans, groups, results)
+        judged = judgement.extractions if judgement is not None else {}
+        return _added(write.plans, groups, results, judged)
 
     def _declare(self, judgement: Judgement) -> None:
         """Declare the cardinalities a judge proposed for relations nobody declared and that
@@ -488,17 +489,28 @@ def _with_valid_from_source(found: ExtractedFact, valid_from: datetime | None) -
 
 
 def _added(
-    plans: Sequence[Plan], groups: Sequence[Sequence[Fact]], results: Sequence[WriteResult]
+    plans: Sequence[Plan],
+    groups: Sequence[Sequence[Fact]],
+    results: Sequence[WriteResult],
+    judged: Mapping[int, Extraction],
 ) -> list[Added]:
     """One :class:`Added` per plan, from the results of writing every group of statements in
-    order (``groups``: per planned statement, what was written in its place)."""
+    order (``groups``: per planned statement, what was written in its place); a plan's problem
+    is its extractor's, else the first the judge reported for its statements (``judged``: the
+    judgement's extractions by statement position)."""
     out, statement, position = [], 0, 0
     for plan in plans:
         count = sum(len(groups[statement + i]) for i in range(len(plan.statements)))
+        problems = [
+            extraction.problem
+            for i in range(statement, statement + len(plan.statements))
+            if (extraction := judged.get(i)) is not None and extraction.problem is not None
+        ]
         statement += len(plan.statements)
         writes = tuple(results[position : position + count])
         position += count
-        out.append(Added(text=plan.text, writes=writes, problem=plan.problem))
+        problem = plan.problem or (problems[0] if problems else None)
+        out.append(Added(text=plan.text, writes=writes, problem=problem))
     return out
 
 

@@ -32,6 +32,7 @@ from shared_core.phi_t import (
     atemporal_dominance,
     temporal_dominance,
 )
+from tests.keying_llm import BatchLLM
 
 KINDS = ["sync", "async", "pair"]
 
@@ -77,17 +78,21 @@ def judge_rule(prompt: str) -> str:
     return json.dumps({"conflicts": [[b, m] for b in berlin for m in moved]})
 
 
-def extractor_rule(prompt: str) -> str:
-    text = prompt.split("<source_text>\n", 1)[1].split("\n</source_text>", 1)[0]
+def extractor_facts(text: str, known: list[tuple[str, str, str, str]]) -> list[dict[str, Any]]:
+    """Where Maria lives, dated as the statement states it; for anything else an invented
+    object (a count the statement does not write), which the judge drops as a problem."""
     if "Lisbon" in text:
-        facts = [{"subject": "Maria", "relation": "lives in", "object": "Lisbon",
-                  "sentence": text, "valid_from": "2022-05-01T00:00:00Z"}]  # fmt: skip
-    elif "Berlin" in text:
-        facts = [{"subject": "Maria", "relation": "lives in", "object": "Berlin",
-                  "sentence": text, "valid_from": "2019-01-01T00:00:00Z"}]  # fmt: skip
-    else:
-        return "nothing keyed here"  # malformed: the text is kept as prose
-    return json.dumps({"facts": facts})
+        return [{"subject": "Maria", "relation": "lives in", "object": "Lisbon",
+                 "card": "one", "valid_from": "2022-05-01T00:00:00Z"}]  # fmt: skip
+    if "Berlin" in text:
+        return [{"subject": "Maria", "relation": "lives in", "object": "Berlin",
+                 "card": "one", "valid_from": "2019-01-01T00:00:00Z"}]  # fmt: skip
+    return [{"subject": "Maria", "relation": "has pets", "object": "1", "card": "many"}]
+
+
+def extractor_rule(prompt: str) -> str:
+    """The judge's batch format (one LLM call keys every statement of a batch)."""
+    return BatchLLM(extractor_facts)(prompt)
 
 
 def expander_rule(prompt: str) -> str:

@@ -424,7 +424,7 @@ def test_custom_template() -> None:
     template = "Facts of: {statements} knowing {known} (max {max_facts}) as {{json}}"
     extractor = LLMExtractor(llm, template=template)
     assert len(extractor.extract(SOURCE, {}).facts) == 1
-    shown = f"S1:\n<source_text>\n{SOURCE}\n</source_text>"
+    shown = f"S1: <source_text>{' '.join(SOURCE.split())}</source_text>"  # on one line
     assert llm.prompts == [f"Facts of: {shown} knowing (none) (max 20) as {{json}}"]
 
 

@@ -114,6 +114,33 @@ def test_a_judgements_extractions_are_counted_in_the_extraction_report() -> None
         assert mem.extraction_problems == 1
 
 
+@pytest.mark.parametrize("path", ["sync", "async"])
+def test_added_problem_was_lost_when_the_prose_judge_rejected_a_text(path: str) -> None:
+    """Once the LLM extractor became the prose judge, ``Added.problem`` only read the planning
+    extractor's problem and stayed None for what the judge rejected."""
+
+    class Rejecting:
+        def judge(self, batch: WriteBatch) -> Judgement:
+            extractions = {
+                i: Extraction(problem=f"chatter about {f.text}", problem_kind="invalid")
+                for i, f in enumerate(batch.statements)
+                if f.key is None and "tea" in f.text
+            }
+            return Judgement(
+                statements=tuple((f,) for f in batch.statements), extractions=extractions
+            )
+
+    items: list[str | Fact] = [
+        "I live in Berlin.",
+        Fact(text="Bo is 31.", subject="Bo", relation="age", object=31),
+        "I like tea.",
+    ]
+    with memory_with(Rejecting()) as mem:
+        added = mem.add_many(items) if path == "sync" else asyncio.run(mem.aadd_many(items))
+        assert [a.problem for a in added] == [None, None, "chatter about I like tea."]
+        assert mem.extraction_report.invalid == 1
+
+
 def test_a_judgement_that_loses_a_statement_is_refused_and_nothing_is_written() -> None:
     class Losing:
         def judge(self, batch: WriteBatch) -> Judgement:
