@@ -205,7 +205,10 @@ def test_a_model_keying_everything_alike_shows_in_every_write_figure(
     chat = _methods(results, "chat")[EXTRACTION]
     assert chat["status"] == "ok", chat["note"]
     writes = chat["writes"]
-    assert writes["keyed"] == writes["statements"]
+    # every statement is keyed but those saying they add a value ("also", "too") to the one key
+    # the model gives everything: the judge refuses to close a value with them
+    assert writes["keyed"] + writes["extraction_problems"] == writes["statements"]
+    assert 0 < writes["extraction_problems"] < writes["statements"] / 2
     # issue 31 defect 3: whatever the model answers, first person is its speaker's own subject
     assert writes["cross_speaker_closings"] == 0
     assert writes["multi_valued_closed"] >= 1

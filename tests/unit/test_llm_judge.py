@@ -125,6 +125,47 @@ def test_a_second_allergy_does_not_close_the_first() -> None:
     assert sorted(store.current("ana", "allergic_to")) == ["peanuts", "shellfish"]
 
 
+def test_the_local_model_calling_allergies_single_valued_does_not_close_the_first() -> None:
+    # what Qwen2.5-Coder 1.5B answered: "card": "one" for "allergic to", the prompt notwithstanding
+    def sure_it_is_one(text: str, known: Known) -> list[dict[str, Any]]:
+        value = text.removesuffix(".").split()[-1]
+        return [{"subject": "I", "relation": "allergic to", "object": value, "card": "one"}]
+
+    store, judge = Store(), judge_of(sure_it_is_one)
+    first = store.judged(judge, ["I'm allergic to peanuts."], "ana")
+    assert first.cardinalities == (("allergic_to", Cardinality.MANY),)  # the word says it adds up
+    store.judged(judge, ["I'm allergic to shellfish."], "ana")
+    assert sorted(store.current("ana", "allergic_to")) == ["peanuts", "shellfish"]
+
+
+def test_a_statement_adding_a_value_never_closes_a_single_valued_key() -> None:
+    def one_hobby(text: str, known: Known) -> list[dict[str, Any]]:
+        value = {"I go climbing.": "climbing", "I go sailing too.": "sailing"}[text]
+        return [{"subject": "I", "relation": "goes", "object": value, "card": "one"}]
+
+    store, judge = Store(), judge_of(one_hobby)
+    store.judged(judge, ["I go climbing."], "ana")
+    added = store.judged(judge, ["I go sailing too."], "ana")
+    assert store.current("ana", "goes") == ["climbing"]
+    (extraction,) = added.extractions.values()
+    assert extraction.problem_kind == "dropped" and "adds one" in (extraction.problem or "")
+    assert added.statements[0][0].key is None  # kept as prose
+
+
+def test_the_old_value_named_as_subject_is_read_as_the_known_keys_subject() -> None:
+    # what the 1.5B answered for "Tom left, Priya is my manager now.": Tom | manager | Priya
+    def tom_as_subject(text: str, known: Known) -> list[dict[str, Any]]:
+        if text == "My manager is Tom.":
+            return [{"subject": "I", "relation": "manager", "object": "Tom", "card": "one"}]
+        return [{"subject": "Tom", "relation": "manager", "object": "Priya", "card": "one"}]
+
+    store, judge = Store(), judge_of(tom_as_subject)
+    store.judged(judge, ["My manager is Tom."], "ana")
+    store.judged(judge, ["Tom left, Priya is my manager now."], "ana")
+    assert store.current("ana", "manager") == ["Priya"]
+    assert store.current("ana::tom", "manager") == []
+
+
 def test_a_new_relation_the_model_is_unsure_of_is_many() -> None:
     def unsure(text: str, known: Known) -> list[dict[str, Any]]:
         return [{"subject": "I", "relation": "speaks", "object": "Basque"}]
