@@ -148,7 +148,8 @@ def test_a_statement_adding_a_value_never_closes_a_single_valued_key() -> None:
     added = store.judged(judge, ["I go sailing too."], "ana")
     assert store.current("ana", "goes") == ["climbing"]
     (extraction,) = added.extractions.values()
-    assert extraction.problem_kind == "dropped" and "adds one" in (extraction.problem or "")
+    assert extraction.problem_kind == "dropped"
+    assert "adds one" in (extraction.problem or "")
     assert added.statements[0][0].key is None  # kept as prose
 
 
