@@ -7,7 +7,7 @@
   ``ContextualCompressionRetriever`` and ``DocumentCompressorPipeline``.
 - Bridges: :class:`LangChainEmbedder` (LangChain ``Embeddings`` -> core ``Embedder``),
   :class:`CoreEmbeddings` (the reverse) and :func:`text_llm` (a chat model or LLM as the
-  ``str -> str`` callable of the LLM detector, the LLM extractor and query expansion).
+  ``str -> str`` callable of the LLM detector, the LLM judge of writes and query expansion).
 - :class:`~langchain_temporal.langgraph_store.TemporalStore`: LangGraph long-term memory (a
   ``BaseStore``) with history and as-of reads; imported on first use, it needs the ``langgraph``
   extra.

@@ -105,7 +105,7 @@ class TemporalRetriever(BaseRetriever):
         metadata make a keyed fact and anything else stays prose. The ids are those of the
         versions that now carry each statement, flattened in order: a Document repeating a
         value already held returns that fact's id, and one Document may yield several facts
-        (an LLM extractor). Bad input stores nothing.
+        (an LLM judge, ``prose_judge=LLMExtractor(...)``). Bad input stores nothing.
         """
         texts, metadatas = _unpack(documents)
         added = self.memory.add_many(

@@ -7,7 +7,7 @@
   lists, for ``node_postprocessors``.
 - Bridges: :class:`LlamaIndexEmbedder` (a LlamaIndex ``BaseEmbedding`` as the core
   ``Embedder``), :class:`CoreEmbedding` (the reverse) and :func:`text_llm` (any LlamaIndex LLM
-  as the ``str -> str`` callable of the LLM detector, the LLM extractor and query expansion).
+  as the ``str -> str`` callable of the LLM detector, the LLM judge of writes and query expansion).
 
 Needs the ``llamaindex`` extra: ``pip install "temporal-rag[llamaindex]"``.
 """
