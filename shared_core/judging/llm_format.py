@@ -168,6 +168,7 @@ def read(answer: str, statements: Sequence[str]) -> ReadAnswer:
         if isinstance(position, str):
             unplaced.append(f"fact {number}: {position}")
             continue
+        assert isinstance(item, dict)  # _statement_of placed it
         proposal = _proposal(item, position)
         if isinstance(proposal, str):
             problems[position].append(f"fact {number}: {proposal}")
@@ -193,7 +194,7 @@ def _as_object(item: object) -> object:
 
 def _statement_of(item: object, sources: Sequence[str]) -> int | str:
     if not isinstance(item, dict):
-        return f"{snippet(item)} is not a JSON object"
+        return f"{snippet(item)} is not a JSON object or a list of {len(FACT_FIELDS)} fields"
     number = item.get("s")
     if number is None:
         if len(sources) == 1:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -24,7 +25,7 @@ from shared_core.judging.base import AsyncJudge, flattened
 from shared_core.judging.llm_format import ANSWER_SCHEMA
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory.index_sync import IndexSync
-from tests.keying_llm import BatchLLM
+from tests.keying_llm import BatchLLM, prompt_statements
 
 EMBEDDER = HashingEmbedder(64)
 Known = list[tuple[str, str, str, str]]
@@ -375,3 +376,27 @@ def test_the_callers_valid_from_dates_the_facts_and_a_leaked_date_is_refused() -
     assert judgement.extractions[0].refused_dates == 1
     undated = judge_of(chat_rule).judge(store.batch(["I live in Berlin."]))
     assert undated.statements[0][0].metadata[VALID_FROM_SOURCE] == "record_time"
+
+
+def test_facts_the_local_model_numbered_off_by_one_are_placed_by_their_object() -> None:
+    # what Qwen2.5-Coder 1.5B did on a third of SituatedQA's batches: each fact under the
+    # number of the statement before (the first one's under the last)
+    def shifted(prompt: str) -> str:
+        texts = prompt_statements(prompt)
+        values = [text.removesuffix(".").split()[-1] for text in texts]
+        facts = [
+            [(n % len(texts)) + 1, "I", "works at", value, "one"]
+            for n, value in enumerate(values, start=1)
+        ]
+        facts.append([1, "I", "works at", "Initech", "one"])  # written nowhere: dropped
+        return json.dumps({"facts": facts})
+
+    store = Store()
+    judgement = LLMExtractor(shifted).judge(
+        store.batch(
+            ["I work at Acme.", "Bo works at Globex.", "Cy works at Umbrella."], ["ana"] * 3
+        )
+    )
+    keyed = [[(f.subject, f.object) for f in group] for group in judgement.statements]
+    assert keyed == [[("ana", "Acme")], [("ana", "Globex")], [("ana", "Umbrella")]]
+    assert "Initech" in (judgement.extractions[0].problem or "")
