@@ -7,14 +7,19 @@ type of every store. ``OPEN`` stands for "no end" (an open validity, a record st
 
 from __future__ import annotations
 
+import math
 import threading
 from datetime import UTC, datetime, timedelta
 from typing import Protocol, runtime_checkable
 
-from shared_core.errors import InvalidInputError
+from shared_core.errors import InvalidInputError, InvalidInputTypeError
 
 Instant = int
 """Microseconds since 1970-01-01T00:00:00Z."""
+
+TimeInput = datetime | str | int | float
+"""A time as callers may pass one (:func:`to_datetime` reads it): an aware datetime, an ISO-8601
+string with a UTC offset (``"2024-05-01T00:00:00Z"``) or epoch seconds."""
 
 OPEN: Instant = 2**63 - 1
 """Sentinel for an open end (never a missing value: stores filter on it)."""
@@ -130,3 +135,29 @@ def parse_datetime(text: str, field: str) -> datetime:
             field, f"{text!r} has no UTC offset", "append Z or an offset, e.g. 2024-05-01T00:00Z"
         )
     return value
+
+
+def to_datetime(value: object, field: str) -> datetime | None:
+    """An aware datetime from an aware datetime, an ISO-8601 string with an offset or epoch
+    seconds (:data:`TimeInput`); ``None`` stays ``None``. The one reader of times that callers
+    pass: the memory and every adapter accept the same, with the same messages."""
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return require_aware(value, field)
+    if isinstance(value, str):
+        return parse_datetime(value, field)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            if not math.isfinite(value):
+                raise ValueError(f"{value} is not finite")
+            return datetime.fromtimestamp(value, UTC)
+        except (OverflowError, OSError, ValueError) as exc:
+            raise InvalidInputError(
+                field, f"{value!r} is not a usable epoch time ({exc})", "use finite epoch seconds"
+            ) from exc
+    raise InvalidInputTypeError(
+        field,
+        f"type {type(value).__name__} is not a time",
+        "use an aware datetime, an ISO-8601 string with an offset, or epoch seconds",
+    )

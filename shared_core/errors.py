@@ -5,6 +5,7 @@ Each error inherits :class:`TemporalRagError` (catch everything of ours) and the
 
     TemporalRagError(Exception)
     ├── InvalidInputError(ValueError)          bad input: names field and fix; nothing written
+    │   └── InvalidInputTypeError(TypeError)   input of the wrong type (k="3", add(123))
     ├── FactNotFoundError(LookupError)         an unknown fact id
     ├── NothingToRetractError(LookupError)     a retraction that matches no valid version
     ├── InvalidOperationError(ValueError)      a valid request the ledger's state forbids
@@ -58,6 +59,11 @@ class InvalidInputError(TemporalRagError, ValueError):
         error = type(self)(f"{prefix}.{self.field}", self.problem, self.fix)
         error.__cause__ = self.__cause__
         return error
+
+
+class InvalidInputTypeError(InvalidInputError, TypeError):
+    """Input of the wrong type (``k="3"``, ``add(123)``, ``metadata=["a"]``): a ``TypeError``
+    as well, for code that catches the builtin a wrong type raises."""
 
 
 class FactNotFoundError(TemporalRagError, LookupError):
@@ -223,6 +229,7 @@ __all__ = [
     "FolderInUseError",
     "IndexSyncError",
     "InvalidInputError",
+    "InvalidInputTypeError",
     "InvalidOperationError",
     "LLMError",
     "LedgerBusyError",

@@ -7,7 +7,9 @@ Commands::
     temporal-rag history SUBJECT RELATION --ledger PATH [--namespace NS] [--known-at ISO] [--json]
     temporal-rag as-of   --ledger PATH [--valid-at ISO] [--known-at ISO] [--namespace NS]
                          [--subject S] [--relation R] [--json]
-    temporal-rag explain FACT_ID --ledger PATH [--json]
+    temporal-rag explain FACT_ID --ledger PATH [--json]   (FACT_ID: a full id or the short id
+                                                           the tables show, a unique end or start)
+    temporal-rag namespaces --ledger PATH [--json]
     temporal-rag repair  FOLDER [--embedder minilm] [--json]
 
 Other installed distributions add commands through the ``temporal_rag.cli`` entry point group
@@ -17,7 +19,8 @@ entry point names a function that takes the subparsers and adds its commands (se
 
 Exit codes: 0 success, 1 an error of the ledger or of the request (e.g. an unknown fact id),
 2 a usage error (bad arguments, a naive datetime, a missing ledger file, a file that is not a
-ledger). Read commands never create a ledger. Errors are one line on stderr, never a traceback.
+ledger, a read-only file or folder). Read commands never create a ledger. Errors are one line
+on stderr, never a traceback.
 
 Rich is imported only by the functions that render, so importing this module stays cheap.
 """
@@ -27,6 +30,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib.metadata
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -56,6 +60,7 @@ from shared_core.cli.render import (
 )
 from shared_core.errors import (
     EmbedderMismatchError,
+    FactNotFoundError,
     InvalidInputError,
     LedgerNotFoundError,
     NotALedgerError,
@@ -229,8 +234,17 @@ def _add_read_commands(
         parents=parents("ledger", "output"),
         help="every record of a fact id and why it stands where it does",
     )
-    explain.add_argument("fact_id", metavar="FACT_ID")
+    explain.add_argument(
+        "fact_id", metavar="FACT_ID", help="a fact id, or the short id a table shows (its end)"
+    )
     explain.set_defaults(handler=_cmd_explain)
+
+    namespaces = commands.add_parser(
+        "namespaces",
+        parents=parents("ledger", "output"),
+        help="the namespaces holding current facts, with how many each holds",
+    )
+    namespaces.set_defaults(handler=_cmd_namespaces)
 
 
 def _add_copy_command(commands: Commands) -> None:
@@ -299,6 +313,7 @@ def _cmd_repair(args: argparse.Namespace, console: Console) -> int:
     folder = Path(args.folder)
     if not (folder / "ledger.sqlite").is_file():
         raise CliError(f"{folder} holds no ledger.sqlite: not a TemporalMemory.open folder", 2)
+    refuse_read_only(folder / "ledger.sqlite", "repair rewrites its index")
     embedder = repair_embedder(args.embedder)
     try:
         report = TemporalMemory.repair(folder, config=MemoryConfig(embedder=embedder))
@@ -410,7 +425,10 @@ def _cmd_as_of(args: argparse.Namespace, console: Console) -> int:
 
 def _cmd_explain(args: argparse.Namespace, console: Console) -> int:
     with open_existing_ledger(Path(args.ledger)) as ledger:
-        explanation = ledger.explain(args.fact_id)
+        try:
+            explanation = ledger.explain(args.fact_id)
+        except FactNotFoundError:
+            explanation = ledger.explain(resolve_fact_id(ledger, args.fact_id))
     if args.json:
         emit_json(console, explanation_to_dict(explanation))
         return EXIT_OK
@@ -422,12 +440,67 @@ def _cmd_explain(args: argparse.Namespace, console: Console) -> int:
     return EXIT_OK
 
 
+def _cmd_namespaces(args: argparse.Namespace, console: Console) -> int:
+    with open_existing_ledger(Path(args.ledger)) as ledger:
+        counts = {name: len(ledger.current(namespace=name)) for name in ledger.namespaces()}
+    if args.json:
+        emit_json(console, [{"namespace": name, "current": n} for name, n in counts.items()])
+        return EXIT_OK
+    if not counts:
+        console.print(plain("Namespaces: none holds a current fact."))
+        return EXIT_OK
+    from shared_core.cli.render import add_row, new_table
+
+    table = new_table("Namespaces", ["namespace", "current facts"])
+    for name, count in counts.items():
+        add_row(table, [name, str(count)])
+    console.print(table)
+    return EXIT_OK
+
+
+def resolve_fact_id(ledger: SQLiteLedger, given: str) -> str:
+    """The one fact id that ends (as the tables' short ids do) or else starts with ``given``;
+    none -> FactNotFoundError, several -> a CliError listing them."""
+    text = given.strip()
+    statements, _ = ledger.export() if text else ([], [])
+    found = sorted(
+        {row.fact_id for row in statements if row.fact_id.endswith(text)}
+        or {row.fact_id for row in statements if row.fact_id.startswith(text)}
+    )
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise FactNotFoundError(given)
+    shown = ", ".join(found[:10]) + (f" and {len(found) - 10} more" if len(found) > 10 else "")
+    raise CliError(
+        f"{given!r} is the short form of {len(found)} fact ids: {shown}; pass more characters "
+        "or the full id (--json prints full ids)",
+        EXIT_USAGE,
+    )
+
+
 # --------------------------------------------------------------------------- ledger files
+def refuse_read_only(path: Path, why: str) -> None:
+    """A CliError, not a traceback, when ``path`` or its folder cannot be written (SQLite writes
+    its journal beside the file even to read, and ``why``)."""
+    for target in (path.parent, path):
+        if target.exists() and not os.access(target, os.W_OK):
+            kind = "folder" if target.is_dir() else "file"
+            raise CliError(
+                f"{target} is a read-only {kind}: the ledger cannot be opened there ({why}); "
+                "fix: make it writable (chmod u+w), or copy the ledger to a writable place "
+                f"(`{PROG} copy-ledger {path} COPY.sqlite`) and read the copy",
+                EXIT_USAGE,
+            )
+
+
 @contextmanager
 def open_existing_ledger(path: Path) -> Iterator[SQLiteLedger]:
     """Open a ledger file that must already exist (read commands never create one)."""
     from shared_core.ledger import SQLiteLedger
 
+    if path.is_file():
+        refuse_read_only(path, "SQLite writes its -wal and -shm files beside it even to read")
     try:
         ledger = SQLiteLedger(path, create=False)
     except LedgerNotFoundError as exc:

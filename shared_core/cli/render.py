@@ -6,13 +6,14 @@ Rich is imported only inside the functions that draw, so importing this module s
 from __future__ import annotations
 
 import json
+import urllib.parse
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import fields, is_dataclass
 from datetime import UTC, datetime, time
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Literal
 
-from shared_core.facts import Fact, Reason
+from shared_core.facts import Fact, Reason, thaw_metadata
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -41,8 +42,37 @@ def short_id(fact_id: str | None) -> str:
     return "—" if fact_id is None else fact_id[-8:]
 
 
+LANGGRAPH_ROOT = "langgraph"
+LANGGRAPH_RELATION = "langgraph_item"
+"""How langchain_temporal's LangGraph store names its items (langchain_temporal.langgraph_codec:
+the namespace root and the relation; the value is in the metadata, the object a digest of it)."""
+
+
+def is_langgraph_item(fact: Fact) -> bool:
+    """Whether the fact is an item of a LangGraph store (its object is only a digest)."""
+    root = fact.namespace.split(".", 1)[0]
+    return (
+        root == LANGGRAPH_ROOT
+        and fact.relation == LANGGRAPH_RELATION
+        and isinstance(fact.metadata.get("value"), Mapping)
+    )
+
+
+def shown_subject(fact: Fact) -> str:
+    """The subject for display: a LangGraph item's key decoded (it is stored percent-encoded)."""
+    if fact.subject is None:
+        return ""
+    if not is_langgraph_item(fact):
+        return fact.subject
+    return "" if fact.subject == "%" else urllib.parse.unquote(fact.subject)
+
+
 def shown_object(fact: Fact) -> str:
-    """The object for display, or the text of plain prose."""
+    """The object for display (a LangGraph item's value as JSON, not its digest), or the text of
+    plain prose."""
+    if is_langgraph_item(fact):
+        value = thaw_metadata(fact.metadata)["value"]
+        return json.dumps(value, sort_keys=True, ensure_ascii=False)
     return fact.text if fact.object is None else str(fact.object)
 
 
@@ -139,7 +169,7 @@ def facts_table(facts: Sequence[Fact], *, title: str, ids: IdStyle = "full") -> 
     table = new_table(title, [*columns, "recorded at", *_id_column(ids)])
     for fact in facts:
         cells = [
-            fact.subject or "",
+            shown_subject(fact),
             fact.relation or "",
             shown_object(fact),
             format_time(fact.valid_from),

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from types import MappingProxyType
 from typing import Any
 
-from shared_core.clock import parse_datetime, require_aware
+from shared_core.clock import to_datetime
 from shared_core.errors import InvalidInputError
 from shared_core.extractors.base import ExtractedFact, Extraction
 from shared_core.facts import MAX_NAME_CHARS, ObjectValue, key_relation, key_subject
@@ -160,30 +160,6 @@ def check_object(value: object, field: str) -> ObjectValue:
         field,
         f"type {type(value).__name__} is not supported",
         "use str, int, float or bool (serialise structured values to a string)",
-    )
-
-
-def to_datetime(value: object, field: str) -> datetime | None:
-    """An aware datetime from an aware datetime, an ISO-8601 string or epoch seconds; None stays."""
-    if value is None:
-        return None
-    if isinstance(value, datetime):
-        return require_aware(value, field)
-    if isinstance(value, str):
-        return parse_datetime(value, field)
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        try:
-            if not math.isfinite(value):
-                raise ValueError(f"{value} is not finite")
-            return datetime.fromtimestamp(value, UTC)
-        except (OverflowError, OSError, ValueError) as exc:
-            raise InvalidInputError(
-                field, f"{value!r} is not a usable epoch time ({exc})", "use finite epoch seconds"
-            ) from exc
-    raise InvalidInputError(
-        field,
-        f"type {type(value).__name__} is not a time",
-        "use an aware datetime, an ISO-8601 string with an offset, or epoch seconds",
     )
 
 

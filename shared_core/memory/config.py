@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from difflib import get_close_matches
 from typing import Literal, get_args
 
 from shared_core.clock import Clock
 from shared_core.embedders.base import Embedder
-from shared_core.errors import InvalidInputError
+from shared_core.errors import InvalidInputError, InvalidInputTypeError
 from shared_core.extractors.base import Extractor
 from shared_core.judging.base import Judge
 from shared_core.ledger import Durability
@@ -79,12 +80,8 @@ class MemoryConfig:
         for position, step in enumerate(steps):
             if not (step == "kappa" or _is_judge(step)):
                 where = f"prose_judge[{position}]" if steps is judge else "prose_judge"
-                raise InvalidInputError(
-                    where,
-                    f"is {step!r}" if isinstance(step, str) else f"is a {type(step).__name__}",
-                    'pass "kappa", claim_judge(), kappa_judge(), any Judge (an object with '
-                    "judge(batch) -> Judgement), a tuple of those, or None",
-                )
+                error = InvalidInputError if isinstance(step, str) else InvalidInputTypeError
+                raise error(where, _not_a_judge(step), _ACCEPTED_JUDGES)
         field = self.speaker_field
         if field is not None and (not isinstance(field, str) or not field.strip()):
             raise InvalidInputError(
@@ -101,6 +98,20 @@ class MemoryConfig:
             raise InvalidInputError(
                 "recency_capacity", f"{capacity!r} is not a positive int", "use e.g. 8"
             )
+
+
+_ACCEPTED_JUDGES = (
+    'the accepted values are "kappa" (the shipped claim judge), claim_judge(), kappa_judge(), '
+    "any Judge (an object with judge(batch) -> Judgement), a tuple of those, or None"
+)
+
+
+def _not_a_judge(step: object) -> str:
+    if not isinstance(step, str):
+        return f"is of type {type(step).__name__}, not a judge"
+    close = get_close_matches(step.strip().lower(), ["kappa"], n=1, cutoff=0.6)
+    guess = f' (did you mean "{close[0]}"?)' if close else ""
+    return f"is {step!r}, not an accepted value{guess}"
 
 
 def _is_judge(value: object) -> bool:

@@ -17,11 +17,10 @@ import asyncio
 import dataclasses
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Self, Unpack
 
-from shared_core.clock import Clock, SystemClock
+from shared_core.clock import Clock, SystemClock, TimeInput, to_datetime
 from shared_core.embedders.base import Embedder
 from shared_core.embedders.minilm import MiniLMEmbedder
 from shared_core.errors import InvalidInputError
@@ -42,6 +41,7 @@ from shared_core.memory.folder import open_folder
 from shared_core.memory.folder_lock import FolderLock
 from shared_core.memory.hits import Added, Hit, ReconcileReport
 from shared_core.memory.index_mirror import IndexMirror
+from shared_core.memory.inputs import check_metadata, check_text, checked_items
 from shared_core.memory.options import CONTEXT_K, SearchChanges, SearchOptions
 from shared_core.memory.reader import Reader
 from shared_core.memory.selection import matching_statement_ids, select_facts
@@ -248,8 +248,8 @@ class TemporalMemory:
         subject: str | None = None,
         relation: str | None = None,
         object: ObjectValue | None = None,
-        valid_from: datetime | None = None,
-        valid_to: datetime | None = None,
+        valid_from: TimeInput | None = None,
+        valid_to: TimeInput | None = None,
         namespace: str = DEFAULT_NAMESPACE,
         metadata: Mapping[str, Any] | None = None,
         speaker: str | None = None,
@@ -257,11 +257,16 @@ class TemporalMemory:
         """Remember one text. With subject, relation and object it is one keyed fact;
         otherwise the extractor decides (keyed facts from its metadata or an LLM, or prose).
         ``valid_from`` defaults to now (the ledger's record time); ``speaker``: who wrote it
-        (see :meth:`add_many`)."""
+        (see :meth:`add_many`). Times may be aware datetimes, ISO-8601 strings with an offset
+        or epoch seconds."""
+        check_text(text, "text")
+        metadata = check_metadata(metadata, "metadata")
+        valid_from = to_datetime(valid_from, "valid_from")
+        valid_to = to_datetime(valid_to, "valid_to")
         if subject is None and relation is None and object is None:
             return self.add_many(
                 [text],
-                metadatas=[metadata or {}],
+                metadatas=[metadata],
                 namespace=namespace,
                 valid_from=valid_from,
                 valid_to=valid_to,
@@ -275,7 +280,7 @@ class TemporalMemory:
             valid_from=valid_from,
             valid_to=valid_to,
             namespace=namespace,
-            metadata=metadata or {},
+            metadata=metadata,
         )
         return self.add_many([fact], speaker=speaker)[0]
 
@@ -286,18 +291,22 @@ class TemporalMemory:
         subject: str | None = None,
         relation: str | None = None,
         object: ObjectValue | None = None,
-        valid_from: datetime | None = None,
-        valid_to: datetime | None = None,
+        valid_from: TimeInput | None = None,
+        valid_to: TimeInput | None = None,
         namespace: str = DEFAULT_NAMESPACE,
         metadata: Mapping[str, Any] | None = None,
         speaker: str | None = None,
     ) -> Added:
         """:meth:`add` for async callers: an extractor's or a judge's async form is awaited
         (see :meth:`aadd_many`); a keyed fact goes through no extractor (a worker thread)."""
+        check_text(text, "text")
+        metadata = check_metadata(metadata, "metadata")
+        valid_from = to_datetime(valid_from, "valid_from")
+        valid_to = to_datetime(valid_to, "valid_to")
         if subject is None and relation is None and object is None:
             items = await self.aadd_many(
                 [text],
-                metadatas=[metadata or {}],
+                metadatas=[metadata],
                 namespace=namespace,
                 valid_from=valid_from,
                 valid_to=valid_to,
@@ -323,8 +332,8 @@ class TemporalMemory:
         *,
         metadatas: Sequence[Mapping[str, Any]] | None = None,
         namespace: str = DEFAULT_NAMESPACE,
-        valid_from: datetime | None = None,
-        valid_to: datetime | None = None,
+        valid_from: TimeInput | None = None,
+        valid_to: TimeInput | None = None,
         replacing: Sequence[str] = (),
         merge_prose: bool = True,
         speaker: str | None = None,
@@ -354,13 +363,15 @@ class TemporalMemory:
         of the same speaker, an LLM judge keys them; what they end is closed in the same
         transaction and shows in ``Added.closed``. The index is brought up to date first
         (IndexSyncError if it cannot be); that and a failing judge (DetectorError) leave
-        nothing written."""
+        nothing written. Times may be aware datetimes, ISO-8601 strings with an offset or
+        epoch seconds."""
+        listed, checked = checked_items(items, metadatas)
         return self._writer.add_many(
-            items,
-            metadatas,
+            listed,
+            checked,
             namespace=namespace,
-            valid_from=valid_from,
-            valid_to=valid_to,
+            valid_from=to_datetime(valid_from, "valid_from"),
+            valid_to=to_datetime(valid_to, "valid_to"),
             replacing=replacing,
             merge_prose=merge_prose,
             speaker=speaker,
@@ -372,8 +383,8 @@ class TemporalMemory:
         *,
         metadatas: Sequence[Mapping[str, Any]] | None = None,
         namespace: str = DEFAULT_NAMESPACE,
-        valid_from: datetime | None = None,
-        valid_to: datetime | None = None,
+        valid_from: TimeInput | None = None,
+        valid_to: TimeInput | None = None,
         replacing: Sequence[str] = (),
         merge_prose: bool = True,
         speaker: str | None = None,
@@ -382,11 +393,12 @@ class TemporalMemory:
         awaited on the running loop, one text after another, and so is an async judge's
         ``ajudge``; embedding, the index catch-up and writing run in worker threads. Without
         an async form, :meth:`add_many` runs in a worker thread."""
+        items, checked = checked_items(items, metadatas)
         if not self._writer.writes_async:
             return await asyncio.to_thread(
                 self.add_many,
                 items,
-                metadatas=metadatas,
+                metadatas=checked,
                 namespace=namespace,
                 valid_from=valid_from,
                 valid_to=valid_to,
@@ -396,10 +408,10 @@ class TemporalMemory:
             )
         return await self._writer.aadd_many(
             items,
-            metadatas,
+            checked,
             namespace=namespace,
-            valid_from=valid_from,
-            valid_to=valid_to,
+            valid_from=to_datetime(valid_from, "valid_from"),
+            valid_to=to_datetime(valid_to, "valid_to"),
             replacing=replacing,
             merge_prose=merge_prose,
             speaker=speaker,
@@ -411,12 +423,13 @@ class TemporalMemory:
         relation: str,
         object: ObjectValue | None = None,
         *,
-        at: datetime | None = None,
+        at: TimeInput | None = None,
         namespace: str = DEFAULT_NAMESPACE,
     ) -> WriteResult:
         """End what is valid for the key at ``at`` (default now); see ``Ledger.retract``."""
+        when = to_datetime(at, "at")
         return self._writer.apply(
-            lambda: self.ledger.retract(subject, relation, object, at=at, namespace=namespace)
+            lambda: self.ledger.retract(subject, relation, object, at=when, namespace=namespace)
         )
 
     aretract = async_twin(retract)
@@ -555,26 +568,28 @@ class TemporalMemory:
         relation: str,
         *,
         namespace: str = DEFAULT_NAMESPACE,
-        known_at: datetime | None = None,
+        known_at: TimeInput | None = None,
     ) -> list[Fact]:
         """Every version of one key in valid-time order (see ``Ledger.history``)."""
-        return self.ledger.history(subject, relation, namespace=namespace, known_at=known_at)
+        return self.ledger.history(
+            subject, relation, namespace=namespace, known_at=to_datetime(known_at, "known_at")
+        )
 
     ahistory = async_twin(history)
 
     def as_of(
         self,
         *,
-        valid_at: datetime | None = None,
-        known_at: datetime | None = None,
+        valid_at: TimeInput | None = None,
+        known_at: TimeInput | None = None,
         namespace: str = DEFAULT_NAMESPACE,
         subject: str | None = None,
         relation: str | None = None,
     ) -> list[Fact]:
         """Every fact valid at ``valid_at`` as known at ``known_at`` (no query, no ranking)."""
         return self.ledger.as_of(
-            valid_at=valid_at,
-            known_at=known_at,
+            valid_at=to_datetime(valid_at, "valid_at"),
+            known_at=to_datetime(known_at, "known_at"),
             namespace=namespace,
             subject=subject,
             relation=relation,
@@ -586,12 +601,16 @@ class TemporalMemory:
         self,
         *,
         prefix: str = "",
-        valid_at: datetime | None = None,
-        known_at: datetime | None = None,
+        valid_at: TimeInput | None = None,
+        known_at: TimeInput | None = None,
     ) -> list[str]:
         """The namespaces holding a fact valid at ``valid_at`` as known at ``known_at``
         (default now), those starting with ``prefix``, sorted (see ``Ledger.namespaces``)."""
-        return self.ledger.namespaces(prefix=prefix, valid_at=valid_at, known_at=known_at)
+        return self.ledger.namespaces(
+            prefix=prefix,
+            valid_at=to_datetime(valid_at, "valid_at"),
+            known_at=to_datetime(known_at, "known_at"),
+        )
 
     anamespaces = async_twin(namespaces)
 
@@ -600,8 +619,8 @@ class TemporalMemory:
         where: Filter | Mapping[str, Any] | None = None,
         *,
         namespace: str = DEFAULT_NAMESPACE,
-        valid_at: datetime | None = None,
-        known_at: datetime | None = None,
+        valid_at: TimeInput | None = None,
+        known_at: TimeInput | None = None,
         include_history: bool = False,
     ) -> list[Fact]:
         """Every fact matching a metadata filter (no query, no ranking), valid at ``valid_at``
@@ -614,8 +633,8 @@ class TemporalMemory:
             self.ledger,
             as_filter(where),
             namespace=namespace,
-            valid_at=valid_at,
-            known_at=known_at,
+            valid_at=to_datetime(valid_at, "valid_at"),
+            known_at=to_datetime(known_at, "known_at"),
             include_history=include_history,
         )
 

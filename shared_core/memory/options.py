@@ -14,8 +14,8 @@ from dataclasses import dataclass, fields, replace
 from datetime import datetime
 from typing import Any, TypedDict, Unpack
 
-from shared_core.clock import require_aware
-from shared_core.errors import InvalidInputError
+from shared_core.clock import TimeInput, to_datetime
+from shared_core.errors import InvalidInputError, InvalidInputTypeError
 from shared_core.facts import DEFAULT_NAMESPACE, check_namespace
 from shared_core.filters import Filter, as_filter
 from shared_core.phi_t import ConflictDetector
@@ -31,7 +31,8 @@ class SearchOptions:
     - ``k`` (>= 1): how many facts to return (Phi_T may return fewer, the recency buffer more).
     - ``namespace``: where to search; namespaces never see each other.
     - ``valid_at`` / ``known_at``: the facts valid at ``valid_at`` as known at ``known_at``
-      (aware datetimes; ``None``: now, i.e. the current state).
+      (aware datetimes, ISO-8601 strings with an offset or epoch seconds, read into aware
+      datetimes; ``None``: now, i.e. the current state).
     - ``include_history``: also versions no longer (or not yet) valid then, such as superseded
       ones; records retired in record time (corrected, withdrawn) never come back.
     - ``detector``: Phi_T over the candidates with this conflict detector (``None``: no
@@ -60,9 +61,7 @@ class SearchOptions:
         _check_count("expand", self.expand, least=0)
         object.__setattr__(self, "namespace", check_namespace(self.namespace))
         for name in ("valid_at", "known_at"):
-            value = getattr(self, name)
-            if value is not None:
-                require_aware(value, name)
+            object.__setattr__(self, name, to_datetime(getattr(self, name), name))
         for name in ("include_history", "use_recency_buffer"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidInputError(name, f"is {getattr(self, name)!r}", "pass True or False")
@@ -94,8 +93,8 @@ class SearchChanges(TypedDict, total=False):
 
     k: int | None
     namespace: str | None
-    valid_at: datetime | None
-    known_at: datetime | None
+    valid_at: TimeInput | None
+    known_at: TimeInput | None
     include_history: bool | None
     detector: ConflictDetector | None
     use_recency_buffer: bool | None
@@ -108,5 +107,11 @@ OPTION_NAMES: tuple[str, ...] = tuple(field.name for field in fields(SearchOptio
 
 
 def _check_count(name: str, value: object, *, least: int) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < least:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise InvalidInputTypeError(
+            name,
+            f"is {value!r} of type {type(value).__name__}, not an int",
+            f"pass an int >= {least}",
+        )
+    if value < least:
         raise InvalidInputError(name, f"{value!r} is out of range", f"pass an int >= {least}")

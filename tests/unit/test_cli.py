@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import sqlite3
 import subprocess
@@ -490,3 +491,111 @@ def test_the_version_is_the_installed_distributions() -> None:
     import shared_core
 
     assert shared_core.__version__ == importlib.metadata.version("temporal-rag")
+
+
+# --------------------------------------------------------------------------- issue 32, item 5
+def test_explain_accepts_the_short_id_a_table_shows(cli: RunCli, ledger: str) -> None:
+    acme = _acme_id(cli, ledger)
+    table = cli("history", "Maria", "employer", "--ledger", ledger, width=110).out
+    assert acme[-8:] in table  # the short id the table prints
+    assert acme not in table
+    short = cli("explain", acme[-8:], "--ledger", ledger, "--json")
+    assert short.code == 0, short.err
+    assert short.json()["fact_id"] == acme
+    assert cli("explain", acme[:24], "--ledger", ledger).code == 0  # a unique start too
+
+
+def test_an_ambiguous_short_id_lists_the_candidates(cli: RunCli, tmp_path: Path) -> None:
+    path = tmp_path / "ids.sqlite"
+    with SQLiteLedger(path) as store:
+        for fact_id in ("aaaa0001xyz", "bbbb0002xyz"):
+            store.write(Fact(text=fact_id, subject="s", relation=fact_id, object="o", id=fact_id))
+    result = cli("explain", "xyz", "--ledger", str(path))
+    assert result.code == 2
+    assert "'xyz' is the short form of 2 fact ids: aaaa0001xyz, bbbb0002xyz" in result.err
+    _no_traceback(result)
+    assert cli("explain", "0002xyz", "--ledger", str(path)).code == 0
+    missing = cli("explain", "nothing", "--ledger", str(path))
+    assert (missing.code, "no fact with id 'nothing'" in missing.err) == (1, True)
+
+
+def test_namespaces_lists_each_namespace_with_its_count(cli: RunCli, tmp_path: Path) -> None:
+    path = tmp_path / "spaces.sqlite"
+    with SQLiteLedger(path) as store:
+        for namespace, count in (("ana", 2), ("bo", 1)):
+            for i in range(count):
+                store.write(
+                    Fact(text="t", subject="s", relation=f"r{i}", object="o", namespace=namespace)
+                )
+    assert cli("namespaces", "--ledger", str(path), "--json").json() == [
+        {"namespace": "ana", "current": 2},
+        {"namespace": "bo", "current": 1},
+    ]
+    table = cli("namespaces", "--ledger", str(path)).out
+    assert re.search(r"ana\s+2", table)
+    assert re.search(r"bo\s+1", table)
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() == 0,
+    reason="root ignores file permissions, so a chmod-ed folder is not read-only to it",
+)
+def test_a_read_only_folder_says_so(cli: RunCli, tmp_path: Path) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    path = folder / "ledger.sqlite"
+    with SQLiteLedger(path) as store:
+        store.write(Fact(text="t", subject="s", relation="r", object="o"))
+    folder.chmod(0o555)
+    try:
+        for argv in (("current", "--ledger", str(path)), ("repair", str(folder))):
+            result = cli(*argv)
+            assert result.code == 2
+            assert f"{folder} is a read-only folder" in result.err
+            _no_traceback(result)
+    finally:
+        folder.chmod(0o755)
+
+
+def test_a_read_only_ledger_is_a_clear_error(
+    cli: RunCli, ledger: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the chmod test checks, for a run as root (which writes anything)."""
+    monkeypatch.setattr(
+        "shared_core.cli.commands.os.access", lambda target, mode: Path(target) != Path(ledger)
+    )
+    result = cli("current", "--ledger", ledger)
+    assert result.code == 2
+    assert f"{ledger} is a read-only file: the ledger cannot be opened there" in result.err
+    assert "copy-ledger" in result.err
+    _no_traceback(result)
+
+
+def test_a_langgraph_ledger_shows_values_not_digests(cli: RunCli, tmp_path: Path) -> None:
+    from langchain_temporal import TemporalStore
+    from langchain_temporal.langgraph_codec import ITEM_RELATION, NAMESPACE_ROOT
+    from shared_core.cli.render import LANGGRAPH_RELATION, LANGGRAPH_ROOT
+    from shared_core.embedders.base import HashingEmbedder
+    from shared_core.index.numpy_index import NumpyIndex
+    from shared_core.memory import MemoryConfig, TemporalMemory
+
+    assert (LANGGRAPH_ROOT, LANGGRAPH_RELATION) == (NAMESPACE_ROOT, ITEM_RELATION)
+    path = tmp_path / "graph.sqlite"
+    config = MemoryConfig(embedder=HashingEmbedder(16))
+    with TemporalMemory(ledger=SQLiteLedger(path), index=NumpyIndex(), config=config) as memory:
+        store = TemporalStore(memory)
+        store.put(("users", "ana"), "Prefs", {"food": "pizza"})
+        store.put(("users", "ana"), "Prefs", {"food": "sushi"})
+        digest = memory.as_of(namespace="langgraph.users.ana")[0].object
+    out = cli("current", "--ledger", str(path), "--namespace", "langgraph.users.ana").out
+    assert '{"food": "sushi"}' in out
+    assert "Prefs" in out
+    assert str(digest) not in out
+    assert "%50refs" not in out
+    timeline = cli(
+        "history", "%50refs", ITEM_RELATION, "--ledger", str(path), "--namespace",
+        "langgraph.users.ana",
+    ).out  # fmt: skip
+    assert '{"food": "pizza"}' in timeline
+    assert '{"food": "sushi"}' in timeline
+    assert "langgraph.users.ana" in cli("namespaces", "--ledger", str(path)).out

@@ -82,6 +82,7 @@ SHARED_CORE = [
     # errors (the tree is documented in shared_core.errors)
     "TemporalRagError",
     "InvalidInputError",
+    "InvalidInputTypeError",
     "InvalidOperationError",
     "CardinalityConflictError",
     "FactIdConflictError",

@@ -1,0 +1,62 @@
+"""What a caller hands :class:`~shared_core.memory.TemporalMemory`'s writes, checked before any
+work: texts, metadata mappings and times, each refused with a message naming the field and the
+fix (an empty text and a text that is not a string get different ones)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from shared_core.errors import InvalidInputError, InvalidInputTypeError
+from shared_core.facts import Fact
+
+
+def check_text(value: object, field: str) -> str:
+    """``value`` if it is a non-empty string: InvalidInputTypeError if it is no string,
+    InvalidInputError if it is empty or blank."""
+    if not isinstance(value, str):
+        raise InvalidInputTypeError(
+            field,
+            f"is of type {type(value).__name__}, not a string",
+            "pass the text to remember as a str (str(value) for a number), or a Fact",
+        )
+    if not value.strip():
+        raise InvalidInputError(
+            field,
+            "is empty" if not value else "is only whitespace",
+            "pass the text to remember (a non-empty string); to store nothing, skip the call",
+        )
+    return value
+
+
+def check_metadata(value: object, field: str) -> Mapping[str, Any]:
+    """``value`` if it is a mapping (``None``: an empty one), else InvalidInputTypeError."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidInputTypeError(
+            field,
+            f"is of type {type(value).__name__}, not a mapping",
+            'pass a dict of field -> value, e.g. {"source": "chat"}, or None',
+        )
+    return value
+
+
+def checked_items(
+    items: Iterable[object], metadatas: Sequence[object] | None
+) -> tuple[list[Any], list[Mapping[str, Any]] | None]:
+    """``items`` as a list, each a Fact or a text (:func:`check_text`, field ``items[i]``), and
+    ``metadatas`` each a mapping (field ``metadatas[i]``); their counts the writer checks."""
+    listed = list(items)
+    for position, item in enumerate(listed):
+        if not isinstance(item, Fact):
+            check_text(item, f"items[{position}]")
+    if metadatas is None:
+        return listed, None
+    if isinstance(metadatas, str | Mapping) or not isinstance(metadatas, Sequence):
+        raise InvalidInputTypeError(
+            "metadatas",
+            f"is of type {type(metadatas).__name__}, not a sequence of mappings",
+            "pass a list with one dict per item, or None",
+        )
+    return listed, [check_metadata(m, f"metadatas[{i}]") for i, m in enumerate(metadatas)]
