@@ -27,13 +27,17 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import threading
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from shared_core.errors import InvalidInputError, NeedsAsyncError
 
 TextLLM = Callable[[str], str] | Callable[[str], Awaitable[str]]
 """What the LLM judge, the LLM extractor and the query expander accept (see the module)."""
+
+V = TypeVar("V")
 
 
 @runtime_checkable
@@ -138,17 +142,54 @@ async def aask(llm: TextLLM, prompt: str) -> Any:
     return answer
 
 
+def generated_tokens(llm: object) -> int | None:
+    """The tokens ``llm`` reports having generated (its ``stats.generated_tokens``, as
+    :class:`~shared_core.llms.LocalLLM` keeps), or None when it keeps no such counter."""
+    tokens = getattr(getattr(llm, "stats", None), "generated_tokens", None)
+    return tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None
+
+
+class PromptCache(Generic[V]):
+    """A least-recently-used map from a prompt to what was read from its answer, holding at
+    most ``size`` entries (0 holds none); safe to share between threads."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._entries: OrderedDict[str, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, prompt: str) -> V | None:
+        """The value kept for ``prompt`` (now the most recently used), or None."""
+        with self._lock:
+            value = self._entries.get(prompt)
+            if value is not None:
+                self._entries.move_to_end(prompt)
+            return value
+
+    def put(self, prompt: str, value: V) -> None:
+        """Keep ``value`` for ``prompt``, dropping the least recently used beyond ``size``."""
+        if self.size == 0:
+            return
+        with self._lock:
+            self._entries[prompt] = value
+            self._entries.move_to_end(prompt)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+
+
 async def _awaited(awaitable: Awaitable[Any]) -> Any:
     return await awaitable
 
 
 __all__ = [
     "AsyncTextLLM",
+    "PromptCache",
     "TextLLM",
     "TextLLMPair",
     "aask",
     "ask",
     "check_llm",
+    "generated_tokens",
     "is_async_only",
     "is_native_async",
 ]

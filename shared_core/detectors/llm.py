@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import logging
 import string
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -42,15 +41,15 @@ from shared_core.detectors.llm_answers import (
     read_verdict,
     snippet,
 )
+from shared_core.detectors.llm_caller import DetectorCalls, OnError
 from shared_core.detectors.llm_prompts import QUERY_BLOCK, date_labels, one_line, query_fields
-from shared_core.errors import DetectorError, InvalidInputError, NeedsAsyncError
-from shared_core.llm_calls import TextLLM, aask, ask, check_llm
+from shared_core.errors import InvalidInputError
+from shared_core.llm_calls import TextLLM, check_llm
 from shared_core.phi_t import Candidate, Conflict, ordered_pairs
 
 logger = logging.getLogger(__name__)
 
 Mode = Literal["set", "pairwise"]
-OnError = Literal["raise", "skip"]
 
 #: The set-mode prompt. Fields: ``{statements}`` (required: one line per statement,
 #: ``"3. [2024-05-01] Maria moved to Lisbon."``, oldest first, numbered from 1), ``{count}``
@@ -204,21 +203,35 @@ class LLMConflictDetector:
             )
         if not isinstance(name, str) or not name:
             raise InvalidInputError("name", "is empty or not a string", "use e.g. 'llm'")
-        self.llm = llm
         self.mode: Mode = mode
-        self.on_error: OnError = on_error
         self.max_candidates = max_candidates
         self.name = name
         default = SET_TEMPLATE if mode == "set" else PAIR_TEMPLATE
         self.template = default if template is None else _checked_template(template, mode)
-        self._lock = threading.Lock()
-        self._stats = LLMDetectorStats()
+        self._calls = DetectorCalls(
+            llm,
+            LLMDetectorStats(),
+            who=f"LLM conflict detector {name!r}",
+            on_error=on_error,
+            logger=logger,
+            skipped="no conflicts from this prompt",
+            fix=" (adapt chat models and LLMs to return the reply's text)",
+        )
 
     @property
     def stats(self) -> LLMDetectorStats:
         """A snapshot of the counters (see :class:`LLMDetectorStats`)."""
-        with self._lock:
-            return self._stats
+        return self._calls.stats
+
+    @property
+    def llm(self) -> TextLLM:
+        """The LLM callable this detector asks."""
+        return self._calls.llm
+
+    @property
+    def on_error(self) -> OnError:
+        """What a failed call does: ``"raise"`` or ``"skip"`` (see the class)."""
+        return self._calls.on_error
 
     def find_conflicts(
         self, candidates: Sequence[Candidate], *, query: str | None = None
@@ -226,7 +239,7 @@ class LLMConflictDetector:
         pool = _checked(candidates, query)
         found: Pairs = set()
         for prompt, read in self._jobs(pool, query):
-            answer = self._ask(prompt)
+            answer = self._calls.ask(prompt)
             if answer is not None:
                 found |= read(answer)
         return self._conflicts(found)
@@ -238,7 +251,7 @@ class LLMConflictDetector:
         pool = _checked(candidates, query)
         found: Pairs = set()
         for prompt, read in self._jobs(pool, query):
-            answer = await self._aask(prompt)
+            answer = await self._calls.aask(prompt)
             if answer is not None:
                 found |= read(answer)
         return self._conflicts(found)
@@ -299,7 +312,7 @@ class LLMConflictDetector:
             return set()
         found, problems = read_pairs(payload["conflicts"], window, pool)
         if problems:
-            self._count(pairs_dropped=len(problems))
+            self._calls.count(pairs_dropped=len(problems))
             logger.warning(
                 "LLM conflict detector %r: dropped %d pair(s): %s",
                 self.name,
@@ -328,70 +341,16 @@ class LLMConflictDetector:
             self._malformed(answer, 'neither yes/no nor {"conflict": true|false}')
         return {(older, newer)} if verdict else set()
 
-    # -- calling and counting ------------------------------------------------------------------
-
-    def _ask(self, prompt: str) -> str | None:
-        """The callable's answer, or None when it failed and on_error is 'skip'."""
-        self._count(calls=1)
-        try:
-            answer = ask(self.llm, prompt, who=self._who, instead="afind_conflicts")
-        except NeedsAsyncError:
-            raise  # a misuse of the sync path, not a failed call: never skipped
-        except Exception as exc:
-            self._failed(f"raised {type(exc).__name__}: {exc}", exc)
-            return None
-        return self._checked_answer(answer)
-
-    async def _aask(self, prompt: str) -> str | None:
-        """:meth:`_ask` for async callers (the callable awaited, or run in a thread)."""
-        self._count(calls=1)
-        try:
-            answer = await aask(self.llm, prompt)
-        except Exception as exc:
-            self._failed(f"raised {type(exc).__name__}: {exc}", exc)
-            return None
-        return self._checked_answer(answer)
-
-    def _checked_answer(self, answer: object) -> str | None:
-        if isinstance(answer, str):
-            return answer
-        self._failed(
-            f"returned a {type(answer).__name__}, not a str "
-            "(adapt chat models and LLMs to return the reply's text)",
-            None,
-        )
-        return None
-
-    @property
-    def _who(self) -> str:
-        return f"LLM conflict detector {self.name!r}"
-
-    def _failed(self, problem: str, cause: Exception | None) -> None:
-        """Count a failed call, then raise DetectorError or log it, as on_error says."""
-        self._count(errors=1)
-        message = f"LLM conflict detector {self.name!r}: the llm callable {problem}"
-        if self.on_error == "raise":
-            raise DetectorError(message) from cause
-        logger.warning("%s; no conflicts from this prompt (on_error='skip')", message)
+    # -- counting ------------------------------------------------------------------------------
 
     def _malformed(self, answer: str, problem: str) -> None:
-        self._count(malformed=1)
+        self._calls.count(malformed=1)
         logger.warning(
             "LLM conflict detector %r: malformed answer (%s), read as no conflicts: %s",
             self.name,
             problem,
             snippet(answer),
         )
-
-    def _count(self, **deltas: int) -> None:
-        with self._lock:
-            current = self._stats
-            self._stats = LLMDetectorStats(
-                calls=current.calls + deltas.get("calls", 0),
-                errors=current.errors + deltas.get("errors", 0),
-                malformed=current.malformed + deltas.get("malformed", 0),
-                pairs_dropped=current.pairs_dropped + deltas.get("pairs_dropped", 0),
-            )
 
 
 def _checked(candidates: Sequence[Candidate], query: str | None) -> tuple[Candidate, ...]:

@@ -21,21 +21,18 @@ from __future__ import annotations
 
 import logging
 import string
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any
 
 from shared_core.detectors.llm_answers import find_json, snippet
+from shared_core.detectors.llm_caller import DetectorCalls, OnError
 from shared_core.detectors.llm_prompts import date_labels, one_line, query_fields
-from shared_core.errors import DetectorError, InvalidInputError, NeedsAsyncError
-from shared_core.llm_calls import TextLLM, aask, ask, check_llm
+from shared_core.errors import InvalidInputError
+from shared_core.llm_calls import PromptCache, TextLLM, check_llm
 from shared_core.phi_t import Candidate, Conflict
 
 logger = logging.getLogger(__name__)
-
-OnError = Literal["raise", "skip"]
 
 #: The prompt. Fields: ``{chunks}`` (required: one line per chunk, oldest first, numbered from
 #: 1, ``"3. [2024-05-01] I moved to Lisbon."``, with ``speaker ana`` after the date when the
@@ -157,54 +154,67 @@ class LLMGroupDetector:
             )
         if not isinstance(name, str) or not name:
             raise InvalidInputError("name", "is empty or not a string", "use e.g. 'llm-groups'")
-        self.llm = llm
         self.speaker_field = speaker_field
         self.template = GROUP_TEMPLATE if template is None else _checked_template(template)
-        self.on_error: OnError = on_error
         self.cache_size = cache_size
         self.name = name
-        self._lock = threading.Lock()
-        self._cache: OrderedDict[str, tuple[tuple[int, ...], ...]] = OrderedDict()
-        self._stats = GroupDetectorStats()
+        self._cache: PromptCache[Groups] = PromptCache(cache_size)
+        self._calls = DetectorCalls(
+            llm,
+            GroupDetectorStats(),
+            who=f"LLM group detector {name!r}",
+            on_error=on_error,
+            logger=logger,
+            skipped="nothing dropped",
+            count_tokens=True,
+        )
 
     @property
     def stats(self) -> GroupDetectorStats:
         """A snapshot of the counters (see :class:`GroupDetectorStats`)."""
-        with self._lock:
-            return self._stats
+        return self._calls.stats
+
+    @property
+    def llm(self) -> TextLLM:
+        """The LLM callable this detector asks."""
+        return self._calls.llm
+
+    @property
+    def on_error(self) -> OnError:
+        """What a failed call does: ``"raise"`` or ``"skip"`` (see the class)."""
+        return self._calls.on_error
 
     def find_conflicts(
         self, candidates: Sequence[Candidate], *, query: str | None = None
     ) -> list[Conflict]:
-        pool = _checked(candidates, query)
-        shown = self._shown(pool)
-        if not shown:
-            return []
-        prompt = self._prompt(pool, shown, query)
-        numbered = self._cached(prompt)
+        pool, shown, prompt, numbered = self._start(candidates, query)
         if numbered is None:
-            before = self._tokens()
-            answer = self._ask(prompt)
-            self._count_tokens(before)
-            numbered = None if answer is None else self._read(prompt, answer, len(shown))
-        return [] if numbered is None else self._conflicts(pool, shown, numbered)
+            numbered = self._read(prompt, self._calls.ask(prompt), len(shown))
+        return self._conflicts(pool, shown, numbered)
 
     async def afind_conflicts(
         self, candidates: Sequence[Candidate], *, query: str | None = None
     ) -> list[Conflict]:
         """:meth:`find_conflicts` for async callers: the same prompt, the LLM awaited."""
+        pool, shown, prompt, numbered = self._start(candidates, query)
+        if numbered is None:
+            numbered = self._read(prompt, await self._calls.aask(prompt), len(shown))
+        return self._conflicts(pool, shown, numbered)
+
+    def _start(
+        self, candidates: Sequence[Candidate], query: str | None
+    ) -> tuple[tuple[Candidate, ...], list[int], str, Groups | None]:
+        """The pool, the chunks shown, the prompt, and the groups when no call is needed
+        (none when nothing could be dropped, or the cached ones); None means ask the LLM."""
         pool = _checked(candidates, query)
         shown = self._shown(pool)
         if not shown:
-            return []
+            return pool, shown, "", ()
         prompt = self._prompt(pool, shown, query)
-        numbered = self._cached(prompt)
-        if numbered is None:
-            before = self._tokens()
-            answer = await self._aask(prompt)
-            self._count_tokens(before)
-            numbered = None if answer is None else self._read(prompt, answer, len(shown))
-        return [] if numbered is None else self._conflicts(pool, shown, numbered)
+        numbered = self._cache.get(prompt)
+        if numbered is not None:
+            self._calls.count(cache_hits=1)
+        return pool, shown, prompt, numbered
 
     # -- the prompt ------------------------------------------------------------------------
 
@@ -237,18 +247,21 @@ class LLMGroupDetector:
 
     # -- the answer and the rule ---------------------------------------------------------------
 
-    def _read(self, prompt: str, answer: str, count: int) -> Groups | None:
-        """The usable groups as 1-based chunk numbers (cached), or None for a malformed answer."""
+    def _read(self, prompt: str, answer: str | None, count: int) -> Groups:
+        """The usable groups as 1-based chunk numbers (cached); none for a failed call (answer
+        None) or a malformed answer (neither is cached)."""
+        if answer is None:
+            return ()
         payload = find_json(answer, _has_groups)
         if payload is None:
-            self._count(malformed=1)
+            self._calls.count(malformed=1)
             logger.warning(
                 'LLM group detector %r: malformed answer (no JSON object with a "groups" '
                 "list), nothing dropped: %s",
                 self.name,
                 snippet(answer),
             )
-            return None
+            return ()
         groups: list[tuple[int, ...]] = []
         problems: list[str] = []
         for item in payload["groups"]:
@@ -262,7 +275,7 @@ class LLMGroupDetector:
             else:
                 groups.append(group)
         unsure = payload.get("unsure")
-        self._count(
+        self._calls.count(
             groups_ignored=len(problems), unsure=len(unsure) if isinstance(unsure, list) else 0
         )
         if problems:
@@ -273,7 +286,7 @@ class LLMGroupDetector:
                 "; ".join(problems),
             )
         numbered = tuple(groups)
-        self._store(prompt, numbered)
+        self._cache.put(prompt, numbered)
         return numbered
 
     def _conflicts(
@@ -289,81 +302,6 @@ class LLMGroupDetector:
             for members in parts.values():
                 found |= newest_wins(pool, members)
         return [Conflict(older, newer, self.name, 1.0) for older, newer in sorted(found)]
-
-    # -- calling, caching and counting ---------------------------------------------------------
-
-    def _cached(self, prompt: str) -> Groups | None:
-        with self._lock:
-            numbered = self._cache.get(prompt)
-            if numbered is not None:
-                self._cache.move_to_end(prompt)
-                self._stats = replace(self._stats, cache_hits=self._stats.cache_hits + 1)
-            return numbered
-
-    def _store(self, prompt: str, numbered: Groups) -> None:
-        if self.cache_size == 0:
-            return
-        with self._lock:
-            self._cache[prompt] = numbered
-            self._cache.move_to_end(prompt)
-            while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
-
-    def _ask(self, prompt: str) -> str | None:
-        self._count(calls=1)
-        try:
-            answer = ask(self.llm, prompt, who=self._who, instead="afind_conflicts")
-        except NeedsAsyncError:
-            raise  # a misuse of the sync path, not a failed call: never skipped
-        except Exception as exc:
-            self._failed(f"raised {type(exc).__name__}: {exc}", exc)
-            return None
-        return self._checked_answer(answer)
-
-    async def _aask(self, prompt: str) -> str | None:
-        self._count(calls=1)
-        try:
-            answer = await aask(self.llm, prompt)
-        except Exception as exc:
-            self._failed(f"raised {type(exc).__name__}: {exc}", exc)
-            return None
-        return self._checked_answer(answer)
-
-    def _checked_answer(self, answer: object) -> str | None:
-        if isinstance(answer, str):
-            return answer
-        self._failed(f"returned a {type(answer).__name__}, not a str", None)
-        return None
-
-    @property
-    def _who(self) -> str:
-        return f"LLM group detector {self.name!r}"
-
-    def _failed(self, problem: str, cause: Exception | None) -> None:
-        self._count(errors=1)
-        message = f"{self._who}: the llm callable {problem}"
-        if self.on_error == "raise":
-            raise DetectorError(message) from cause
-        logger.warning("%s; nothing dropped (on_error='skip')", message)
-
-    def _tokens(self) -> int | None:
-        """The LLM's generated-token counter, if it keeps one."""
-        value = getattr(getattr(self.llm, "stats", None), "generated_tokens", None)
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-    def _count_tokens(self, before: int | None) -> None:
-        after = self._tokens()
-        if before is not None and after is not None:
-            with self._lock:
-                spent = (self._stats.generated_tokens or 0) + max(after - before, 0)
-                self._stats = replace(self._stats, generated_tokens=spent)
-
-    def _count(self, **deltas: int) -> None:
-        with self._lock:
-            current = self._stats
-            self._stats = replace(
-                current, **{name: getattr(current, name) + n for name, n in deltas.items()}
-            )
 
 
 def newest_wins(pool: Sequence[Candidate], members: Sequence[int]) -> set[tuple[int, int]]:
