@@ -45,7 +45,6 @@ import logging
 import re
 import string
 import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -96,7 +95,14 @@ from shared_core.judging.llm_format import (
     snippet,
 )
 from shared_core.judging.relations import RELATION_THRESHOLD, RelationNames
-from shared_core.llm_calls import TextLLM, aask, ask, check_llm
+from shared_core.llm_calls import (
+    PromptCache,
+    TextLLM,
+    aask,
+    ask,
+    check_llm,
+    generated_tokens,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -245,7 +251,7 @@ class LLMExtractor:
         self.valid_from_field = valid_from_field
         literal = "".join(part for part, _, _, _ in string.Formatter().parse(self.template))
         self._prompt_dates = dates_in(literal)  # never taken as a statement's date
-        self._cache: OrderedDict[str, str] = OrderedDict()
+        self._cache: PromptCache[str] = PromptCache(cache_size)
         self._lock = threading.Lock()
         self._stats = LLMJudgeStats()
 
@@ -259,7 +265,7 @@ class LLMExtractor:
     def judge(self, batch: WriteBatch) -> Judgement:
         """Keys the batch's prose statements (see the class and module docs)."""
         statements, memory = self._statements(batch)
-        tokens = _generated_tokens(self.llm)
+        tokens = generated_tokens(self.llm)
         outcomes: dict[int, Extraction] = {}
         proposed: dict[tuple[str, str | None], list[KnownKey]] = {}
         cards: dict[str, Cardinality] = {}
@@ -274,7 +280,7 @@ class LLMExtractor:
     async def ajudge(self, batch: WriteBatch) -> Judgement:
         """:meth:`judge` for async callers: the calls of a wave awaited together."""
         statements, memory = self._statements(batch)
-        tokens = _generated_tokens(self.llm)
+        tokens = generated_tokens(self.llm)
         outcomes: dict[int, Extraction] = {}
         proposed: dict[tuple[str, str | None], list[KnownKey]] = {}
         cards: dict[str, Cardinality] = {}
@@ -294,7 +300,7 @@ class LLMExtractor:
         statement = self._one(text, metadata)
         if statement is None:
             return Extraction()
-        tokens = _generated_tokens(self.llm)
+        tokens = generated_tokens(self.llm)
         chunk = self._chunk([statement], {})
         answer = self._ask(chunk.prompt, instead="aextract")
         outcome = self._resolve(chunk, answer, None, {}, {})[0]
@@ -306,7 +312,7 @@ class LLMExtractor:
         statement = self._one(text, metadata)
         if statement is None:
             return Extraction()
-        tokens = _generated_tokens(self.llm)
+        tokens = generated_tokens(self.llm)
         chunk = self._chunk([statement], {})
         outcome = self._resolve(chunk, await self._aask(chunk.prompt), None, {}, {})[0]
         self._count(1, tokens)
@@ -435,21 +441,17 @@ class LLMExtractor:
         return self._answered(prompt, answer)
 
     def _cached(self, prompt: str) -> str | None:
-        with self._lock:
-            answer = self._cache.get(prompt)
-            if answer is not None:
-                self._cache.move_to_end(prompt)
+        answer = self._cache.get(prompt)
+        if answer is not None:
+            with self._lock:
                 self._stats = replace(self._stats, cache_hits=self._stats.cache_hits + 1)
-            return answer
+        return answer
 
     def _answered(self, prompt: str, answer: object) -> object:
         with self._lock:
             self._stats = replace(self._stats, calls=self._stats.calls + 1)
-            if isinstance(answer, str) and self.cache_size:
-                self._cache[prompt] = answer
-                self._cache.move_to_end(prompt)
-                while len(self._cache) > self.cache_size:
-                    self._cache.popitem(last=False)
+        if isinstance(answer, str):
+            self._cache.put(prompt, answer)
         return answer
 
     def _failure(self, exc: Exception) -> _Failure:
@@ -458,7 +460,7 @@ class LLMExtractor:
         return _Failure(f"raised {type(exc).__name__}: {exc}", exc)
 
     def _count(self, statements: int, before: int | None) -> None:
-        after = _generated_tokens(self.llm)
+        after = generated_tokens(self.llm)
         with self._lock:
             tokens = self._stats.generated_tokens
             if before is not None and after is not None:
@@ -862,12 +864,6 @@ def _sentence(sentence: str | None, text: str) -> str | None:
 
 def _identity(fact: ExtractedFact) -> tuple[Any, ...]:
     return (fact.text, fact.subject, fact.relation, type(fact.object), fact.object, fact.valid_from)
-
-
-def _generated_tokens(llm: object) -> int | None:
-    """The tokens ``llm`` reports having generated (its ``stats.generated_tokens``), if any."""
-    tokens = getattr(getattr(llm, "stats", None), "generated_tokens", None)
-    return tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None
 
 
 def _require_int(field: str, value: object, *, minimum: int) -> None:
