@@ -22,12 +22,15 @@ Rules every judge keeps:
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Protocol, runtime_checkable
 
 from shared_core.clock import Instant
+from shared_core.errors import InvalidInputError
 from shared_core.extractors.base import Extraction
 from shared_core.facts import Cardinality, Fact, key_subject
 from shared_core.index.base import Vector, VectorIndex
@@ -145,3 +148,16 @@ def check_judgement(batch: WriteBatch, judgement: object, judge: object) -> Judg
             f"({len(batch.statements)} in, {len(groups)} groups out)"
         )
     return judgement
+
+
+def checked_number(
+    option: str, value: object, low: float, high: float, *, low_open: bool = False
+) -> float:
+    """A judge's numeric option as a float: InvalidInputError naming ``option`` unless
+    ``value`` is a real number (not a bool) in [low, high], or (low, high] with ``low_open``."""
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    number = float(value) if ok else math.nan  # type: ignore[arg-type]
+    if not ok or not (low < number <= high if low_open else low <= number <= high):
+        bounds = f"{'(' if low_open else '['}{low:g}, {high:g}]"
+        raise InvalidInputError(option, f"is {value!r}", f"pass a number in {bounds}")
+    return number

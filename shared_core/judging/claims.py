@@ -50,7 +50,7 @@ from shared_core.embedders.base import Embedder
 from shared_core.errors import InvalidInputError
 from shared_core.facts import Fact, normalize_text
 from shared_core.index.base import Vector, VectorIndex
-from shared_core.judging.base import Judgement, WriteBatch, scoped_subject
+from shared_core.judging.base import Judgement, WriteBatch, checked_number, scoped_subject
 from shared_core.judging.subjects import statement_subject
 from shared_core.ledger.protocol import LedgerStore
 
@@ -109,11 +109,8 @@ class ClaimJudge:
             "state_threshold",
             "agreement_threshold",
         ):
-            value = getattr(self, field)
-            ok = isinstance(value, int | float) and not isinstance(value, bool)
-            if not ok or not 0.0 < float(value) <= 1.0:
-                raise InvalidInputError(field, f"is {value!r}", "pass a number in (0, 1]")
-            object.__setattr__(self, field, float(value))
+            value = checked_number(field, getattr(self, field), 0.0, 1.0, low_open=True)
+            object.__setattr__(self, field, value)
 
     def judge(self, batch: WriteBatch) -> Judgement:
         """The batch with every prose statement this judge places made a claim statement

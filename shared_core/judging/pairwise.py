@@ -27,7 +27,6 @@ one call; no call (and no index query) happens when the batch has no prose or no
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -37,7 +36,7 @@ from shared_core.detectors.nli import PairScorer, checked_scores
 from shared_core.errors import InvalidInputError
 from shared_core.facts import Fact, normalize_text
 from shared_core.index.base import Vector, VectorIndex
-from shared_core.judging.base import Judgement, WriteBatch
+from shared_core.judging.base import Judgement, WriteBatch, checked_number
 from shared_core.ledger.prose import ProseSupersession
 from shared_core.ledger.protocol import LedgerStore
 
@@ -68,15 +67,15 @@ class ProseJudge:
                 f"is a {type(self.scorer).__name__} without contradiction_scores",
                 "pass a PairScorer (e.g. a TransformersNLIScorer)",
             )
-        _check_number("threshold", self.threshold, 0.0, 1.0, "a number in (0, 1]", low_open=True)
-        _check_number("min_cosine", self.min_cosine, -1.0, 1.0, "a number in [-1, 1]")
+        threshold = checked_number("threshold", self.threshold, 0.0, 1.0, low_open=True)
+        min_cosine = checked_number("min_cosine", self.min_cosine, -1.0, 1.0)
         if not isinstance(self.name, str) or not self.name.strip():
             raise InvalidInputError("name", f"is {self.name!r}", "pass the detector's name")
         count = self.neighbours
         if not isinstance(count, int) or isinstance(count, bool) or count < 1:
             raise InvalidInputError("neighbours", f"is {count!r}", "pass an int >= 1")
-        object.__setattr__(self, "threshold", float(self.threshold))
-        object.__setattr__(self, "min_cosine", float(self.min_cosine))
+        object.__setattr__(self, "threshold", threshold)
+        object.__setattr__(self, "min_cosine", min_cosine)
 
     def judge(self, batch: WriteBatch) -> Judgement:
         """The batch's statements as planned, with the prose supersessions its new prose makes
@@ -96,15 +95,6 @@ class ProseJudge:
         return Judgement(
             statements=tuple((fact,) for fact in batch.statements), supersessions=edges
         )
-
-
-def _check_number(
-    field: str, value: object, low: float, high: float, fix: str, *, low_open: bool = False
-) -> None:
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    number = float(value) if ok else math.nan  # type: ignore[arg-type]
-    if not ok or not (low < number <= high if low_open else low <= number <= high):
-        raise InvalidInputError(field, f"is {value!r}", f"pass {fix}")
 
 
 @dataclass(frozen=True, slots=True)
