@@ -58,7 +58,7 @@ def ana_history(memory: TemporalMemory) -> list[tuple[object, datetime | None, d
 
 
 _STATEMENT = re.compile(r"^S(\d+): <source_text>(.*?)</source_text>$", re.MULTILINE)
-_KNOWN = re.compile(r"^K(\d+): (.*?) \| (.*?) \| (.*?) \| (one|many)$", re.MULTILINE)
+_KNOWN = re.compile(r"^K(\d+): (.*?) \| (.*?) \| (one|many)$", re.MULTILINE)
 
 Rule = Callable[[str, list[tuple[str, str, str, str]]], list[dict[str, Any]]]
 """A statement's text and the prompt's known keys (subject, relation, values, card) in, the
@@ -70,9 +70,9 @@ def prompt_statements(prompt: str) -> list[str]:
     return [text for _, text in _STATEMENT.findall(prompt)]
 
 
-def prompt_known(prompt: str) -> list[tuple[str, str, str, str]]:
-    """The known keys an LLMExtractor prompt numbers, in order."""
-    return [(s, r, o, c) for _, s, r, o, c in _KNOWN.findall(prompt)]
+def prompt_known(prompt: str) -> list[tuple[str, str, str]]:
+    """The known keys an LLMExtractor prompt numbers, in order: (subject, relation, card)."""
+    return [(s, r, c) for _, s, r, c in _KNOWN.findall(prompt)]
 
 
 class BatchLLM:

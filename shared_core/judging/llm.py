@@ -408,7 +408,6 @@ class LLMExtractor:
             KnownRow(
                 shown_subject(k.subject, first.speaker),
                 k.relation,
-                k.objects,
                 k.cardinality is Cardinality.MANY,
             )
             for k in keys

@@ -107,7 +107,7 @@ class FirstLine:
 
 
 class OneKeyForAll:
-    """A scripted bad judge model: every statement is (I, says, <the statement>), single-valued,
+    """A scripted bad judge model: every statement is (I, states, <the statement>), single-valued,
     so each one closes the one before of its speaker, whatever it was about."""
 
     def __init__(self, valid_from: str | None = None) -> None:
@@ -124,7 +124,7 @@ class OneKeyForAll:
             fact: dict[str, Any] = {
                 "s": int(match.group(1)),
                 "subject": "I",
-                "relation": "says",
+                "relation": "states",
                 "object": match.group(2),
                 "card": "one",
             }
