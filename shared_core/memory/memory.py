@@ -243,7 +243,7 @@ class TemporalMemory:
 
     def add(
         self,
-        text: str,
+        text: str | Fact,
         *,
         subject: str | None = None,
         relation: str | None = None,
@@ -258,7 +258,13 @@ class TemporalMemory:
         otherwise the extractor decides (keyed facts from its metadata or an LLM, or prose).
         ``valid_from`` defaults to now (the ledger's record time); ``speaker``: who wrote it
         (see :meth:`add_many`). Times may be aware datetimes, ISO-8601 strings with an offset
-        or epoch seconds."""
+        or epoch seconds. A ready :class:`Fact` may be given as ``text`` (alone: it carries its
+        key, namespace and metadata), as to :meth:`add_many`."""
+        if isinstance(text, Fact):
+            _check_fact_alone(subject, relation, object)
+            return self.add_many([text], valid_from=valid_from, valid_to=valid_to, speaker=speaker)[
+                0
+            ]
         check_text(text, "text")
         metadata = check_metadata(metadata, "metadata")
         valid_from = to_datetime(valid_from, "valid_from")
@@ -286,7 +292,7 @@ class TemporalMemory:
 
     async def aadd(
         self,
-        text: str,
+        text: str | Fact,
         *,
         subject: str | None = None,
         relation: str | None = None,
@@ -299,6 +305,12 @@ class TemporalMemory:
     ) -> Added:
         """:meth:`add` for async callers: an extractor's or a judge's async form is awaited
         (see :meth:`aadd_many`); a keyed fact goes through no extractor (a worker thread)."""
+        if isinstance(text, Fact):
+            _check_fact_alone(subject, relation, object)
+            items = await self.aadd_many(
+                [text], valid_from=valid_from, valid_to=valid_to, speaker=speaker
+            )
+            return items[0]
         check_text(text, "text")
         metadata = check_metadata(metadata, "metadata")
         valid_from = to_datetime(valid_from, "valid_from")
@@ -673,3 +685,18 @@ def _judge(config: MemoryConfig, embedder: Embedder) -> Judge | None:
         check_prose_judge(judge, embedder)
         steps.append(judge)
     return steps[0] if len(steps) == 1 else JudgeChain(tuple(steps))
+
+
+def _check_fact_alone(subject: object, relation: object, object_: object) -> None:
+    """InvalidInputError when a key is given beside a Fact (the Fact carries its own)."""
+    given = [
+        n
+        for n, v in (("subject", subject), ("relation", relation), ("object", object_))
+        if v is not None
+    ]
+    if given:
+        raise InvalidInputError(
+            ", ".join(given),
+            "is given beside a Fact",
+            "pass the Fact alone (it carries its key), or a text with subject, relation and object",
+        )

@@ -15,6 +15,7 @@ from llamaindex_temporal import TemporalVectorStore as LlamaTemporalVectorStore
 from shared_core.clock import ManualClock, to_datetime
 from shared_core.embedders.base import HashingEmbedder
 from shared_core.errors import InvalidInputError, InvalidInputTypeError
+from shared_core.facts import Fact
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import MemoryConfig, SearchOptions, TemporalMemory
@@ -194,3 +195,30 @@ def test_the_core_and_every_adapter_read_an_iso_valid_at_alike(
     assert store.get_as_of(("users", "ana"), "city", valid_at="2025-01-01T00:00Z") is not None  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError, match=r"^valid_at: '2024' is not an ISO-8601 "):
         store.get_as_of(("users", "ana"), "city", valid_at="2024")  # type: ignore[arg-type]
+
+
+async def test_add_takes_a_fact_again_after_the_text_checks_refused_it(
+    memory: TemporalMemory,
+) -> None:
+    # the first cut of the text checks refused memory.add(Fact(...)), which add_many and the
+    # PostgreSQL integration test rely on
+    berlin = Fact(
+        text="Ana lives in Berlin.",
+        subject="ana",
+        relation="lives in",
+        object="Berlin",
+        valid_from=datetime(2020, 1, 1, tzinfo=UTC),
+    )
+    assert memory.add(berlin).writes[0].fact.object == "Berlin"  # type: ignore[union-attr]
+    lisbon = Fact(
+        text="Ana lives in Lisbon.",
+        subject="ana",
+        relation="lives in",
+        object="Lisbon",
+        valid_from=datetime(2023, 1, 1, tzinfo=UTC),
+    )
+    added = await memory.aadd(lisbon)
+    assert [f.object for f in added.closed] == ["Berlin"]
+    with pytest.raises(InvalidInputError, match="subject") as raised:
+        memory.add(berlin, subject="bo")
+    assert raised.value.field == "subject"
