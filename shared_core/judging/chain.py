@@ -27,10 +27,8 @@ class JudgeChain:
         """Each step's :meth:`~Judge.judge` in turn."""
         judgement = Judgement.unchanged(batch)
         for step in self.steps:
-            inner = _inner(batch, judgement)
-            judgement = _merged(
-                judgement, check_judgement(inner[0], step.judge(inner[0]), step), inner[1]
-            )
+            sub, origins = _inner(batch, judgement)
+            judgement = _merged(judgement, check_judgement(sub, step.judge(sub), step), origins)
         return judgement
 
     async def ajudge(self, batch: WriteBatch) -> Judgement:

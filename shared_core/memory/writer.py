@@ -28,6 +28,7 @@ from shared_core.judging.base import (
     Judgement,
     WriteBatch,
     check_judgement,
+    flattened,
 )
 from shared_core.ledger.protocol import LedgerStore
 from shared_core.ledger.results import WriteResult
@@ -343,7 +344,7 @@ class Writer:
         with self._lock:
             judge = self._judge
             if judge is None or not write.has_prose:
-                return self._commit(write, None)
+                return self._commit(write, _as_planned(write))
             batch = self._batch(write)
             return self._commit(write, check_judgement(batch, judge.judge(batch), judge))
 
@@ -368,36 +369,29 @@ class Writer:
         vectors: list[Vector] = list(self._mirror.embed(list(texts)))
         return vectors
 
-    def _commit(self, write: _Write, judgement: Judgement | None) -> list[Added]:
-        """Write what ``judgement`` says (None: the statements as planned): its cardinalities
-        declared, its extractions counted, its new texts embedded, its statements and
-        supersessions in one transaction; one :class:`Added` per plan."""
-        groups = (
-            judgement.statements
-            if judgement is not None
-            else tuple((fact,) for fact in write.statements)
-        )
-        facts = [fact for group in groups for fact in group]
+    def _commit(self, write: _Write, judgement: Judgement) -> list[Added]:
+        """Write what ``judgement`` says: its cardinalities declared, its extractions counted,
+        its new texts embedded, its statements and supersessions in one transaction; one
+        :class:`Added` per plan."""
+        facts = flattened(judgement)
         vectors = dict(write.vectors)
-        if judgement is not None:
-            for position, extraction in judgement.extractions.items():
-                self._tally.count(write.statements[position].text, extraction)
-            missing = list(dict.fromkeys(f.text for f in facts if f.text not in vectors))
+        for position, extraction in judgement.extractions.items():
+            self._tally.count(write.statements[position].text, extraction)
+        missing = list(dict.fromkeys(f.text for f in facts if f.text not in vectors))
+        if missing:
             vectors.update(zip(missing, self._mirror.embed(missing), strict=True))
         options: dict[str, Any] = {}
-        if judgement is not None and judgement.supersessions:
+        if judgement.supersessions:
             options["supersessions"] = judgement.supersessions
         if write.replacing:
             options["replacing"] = write.replacing
         if not write.merge_prose:
             options["merge_prose"] = False
         with self._lock:
-            if judgement is not None:
-                self._declare(judgement)
+            self._declare(judgement)
             results = self._ledger.write_many(facts, **options)
             self._mirrored(vectors, results)
-        judged = judgement.extractions if judgement is not None else {}
-        return _added(write.plans, groups, results, judged)
+        return _added(write.plans, judgement.statements, results, judgement.extractions)
 
     def _declare(self, judgement: Judgement) -> None:
         """Declare the cardinalities a judge proposed for relations nobody declared and that
@@ -486,6 +480,11 @@ def _with_valid_from_source(found: ExtractedFact, valid_from: datetime | None) -
     if found.valid_from is None:
         source = "caller" if valid_from is not None else "record_time"
     return {**found.metadata, VALID_FROM_SOURCE: source}
+
+
+def _as_planned(write: _Write) -> Judgement:
+    """The judgement of a write nobody judges: every statement as planned."""
+    return Judgement(statements=tuple((fact,) for fact in write.statements))
 
 
 def _added(
