@@ -37,7 +37,7 @@ from shared_core.embedders.base import Embedder
 from shared_core.errors import InvalidInputError
 from shared_core.extractors.metadata import to_datetime
 from shared_core.facts import Fact, check_namespace, new_fact_id
-from shared_core.filters import Filter, Op, any_of, where
+from shared_core.filters import Filter, Op, any_of, as_filter, where
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import Added, Hit, MemoryConfig, SearchOptions, TemporalMemory
@@ -52,8 +52,9 @@ RETRIEVER_KWARGS = {
 WRITE_KWARGS = ("ids", "namespace", "valid_from", "batch_size", "speaker")
 """What a write takes: ``batch_size`` is accepted for LangChain's indexing API, which passes
 it; a call is one ledger transaction whatever it says."""
-SEARCH_KWARGS = (*(name for name in OPTION_NAMES if name != "k"), "search_options")
-"""What a search takes besides ``k``: every other search option, or ``search_options``."""
+SEARCH_KWARGS = (*(name for name in OPTION_NAMES if name != "k"), "filter", "search_options")
+"""What a search takes besides ``k``: every other search option (``filter``, the name Chroma,
+PGVector and generic callers use, meaning ``where``), or ``search_options``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +97,8 @@ class TemporalVectorStore(VectorStore):
       :class:`~shared_core.memory.SearchOptions`, default ``k=4``, the current state) holds
       them; a search takes ``k`` and any other option as a keyword (``valid_at`` /
       ``known_at`` as aware datetimes, ISO-8601 strings with an offset or epoch seconds,
-      ``namespace``, ``include_history``, ``where``, ``detector``, ``use_recency_buffer``,
+      ``namespace``, ``include_history``, ``where`` (or ``filter``, its LangChain name: the
+      same values; a callable filter is refused), ``detector``, ``use_recency_buffer``,
       ``expand``), or ``search_options=`` to replace them for one call; ``as_retriever``
       checks its ``search_kwargs`` up front. Documents come back as written (their id, text and
       metadata; a keyed fact's key and valid time in the metadata); scores are cosine
@@ -633,7 +635,7 @@ class TemporalVectorStore(VectorStore):
                 raise InvalidInputError(
                     unknown[0], "is not a search option", f"use k or {', '.join(SEARCH_KWARGS)}"
                 )
-            changes = dict(given)
+            changes = _filter_as_where(given)
             chosen = changes.pop("search_options", None)
             if chosen is not None and not isinstance(chosen, SearchOptions):
                 raise InvalidInputError(
@@ -667,6 +669,41 @@ class TemporalVectorStore(VectorStore):
     def _named(ids: Sequence[str]) -> Filter:
         """The facts these Document ids name: written by the store, or by their fact ids."""
         return any_of(where(DOCUMENT_ID, Op.IN, list(ids)), where("fact_id", Op.IN, list(ids)))
+
+
+def _filter_as_where(given: Mapping[str, Any]) -> dict[str, Any]:
+    """A search's keywords with LangChain's ``filter`` read as ``where`` (the same values: a
+    dict of field -> value or a :mod:`shared_core.filters` filter). A callable filter, or a
+    ``filter`` and a ``where`` that differ, is an InvalidInputError naming them."""
+    changes = dict(given)
+    if "filter" not in changes:
+        return changes
+    value = changes.pop("filter")
+    if value is None:
+        return changes
+    if callable(value):
+        raise InvalidInputError(
+            "filter",
+            "is a callable (a Document -> bool predicate); the index filters on metadata, "
+            "not by running Python on each Document",
+            'pass a metadata filter: a dict of field -> value ({"source": "chat"}) or '
+            'shared_core.filters.where("year", ">=", 2020)',
+        )
+    try:
+        asked = as_filter(value)
+    except InvalidInputError as exc:
+        if exc.field != "where":
+            raise
+        raise InvalidInputError("filter", exc.problem, exc.fix) from exc
+    held = changes.get("where")
+    if held is not None and as_filter(held) != asked:
+        raise InvalidInputError(
+            "filter, where",
+            "are both given and differ",
+            "pass one of them (filter is LangChain's name for where)",
+        )
+    changes["where"] = value
+    return changes
 
 
 def core_embedder(embedding: Embeddings, name: str | None = None) -> Embedder:

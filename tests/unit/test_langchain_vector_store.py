@@ -254,7 +254,8 @@ def test_bad_documents_and_ids_are_refused_by_name(store: TemporalVectorStore) -
     [
         ({"valid_at": "yesterday"}, "search_kwargs['valid_at']"),
         ({"known_at": datetime(2024, 1, 1)}, "search_kwargs['known_at']"),  # noqa: DTZ001
-        ({"filter": {"source": "x"}}, "search_kwargs['filter']"),
+        ({"filter": lambda document: True}, "search_kwargs['filter']"),
+        ({"fliter": {"source": "x"}}, "search_kwargs['fliter']"),
         ({"k": 0}, "search_kwargs['k']"),
         ({"include_history": "yes"}, "search_kwargs['include_history']"),
         ({"namespace": ""}, "search_kwargs['namespace']"),
@@ -270,11 +271,64 @@ def test_bad_search_kwargs_are_refused_when_the_retriever_is_made(
 
 
 def test_a_bad_search_keyword_names_itself(store: TemporalVectorStore) -> None:
-    with pytest.raises(InvalidInputError, match=r"^filter: is not a search option") as caught:
-        store.similarity_search("foo", filter={"a": 1})
+    with pytest.raises(InvalidInputError, match=r"^fliter: is not a search option") as caught:
+        store.similarity_search("foo", fliter={"a": 1})
     assert "where" in caught.value.fix
     with pytest.raises(InvalidInputError, match=r"^valid_at: "):
         store.similarity_search("foo", valid_at="not a time")
+
+
+def notes(store: TemporalVectorStore) -> None:
+    store.add_texts(
+        ["Maria lives in Lisbon.", "Maria lives in Porto.", "Maria works in Porto."],
+        [{"source": "chat"}, {"source": "mail"}, {"source": "chat"}],
+        ids=["lisbon", "porto", "work"],
+    )
+
+
+async def test_langchains_filter_keyword_filters_as_where_does(store: TemporalVectorStore) -> None:
+    """Chroma, PGVector and generic callers pass ``filter=``; it was refused as unknown."""
+    notes(store)
+    chat = {"source": "chat"}
+    expected = ["lisbon", "work"]
+    vector = store.embeddings.embed_query(QUESTION)
+
+    def ids(documents: list[Document]) -> list[str]:
+        return sorted(str(document.id) for document in documents)
+
+    assert ids(store.similarity_search(QUESTION, k=3, where=chat)) == expected
+    assert ids(store.similarity_search(QUESTION, k=3, filter=chat)) == expected
+    scored = store.similarity_search_with_score(QUESTION, k=3, filter=chat)
+    assert ids([document for document, _ in scored]) == expected
+    assert ids(store.max_marginal_relevance_search(QUESTION, k=3, filter=chat)) == expected
+    assert ids(store.similarity_search_by_vector(vector, k=3, filter=chat)) == expected
+    assert ids(await store.asimilarity_search(QUESTION, k=3, filter=chat)) == expected
+    ascored = await store.asimilarity_search_with_score(QUESTION, k=3, filter=chat)
+    assert ids([document for document, _ in ascored]) == expected
+    assert ids(await store.amax_marginal_relevance_search(QUESTION, k=3, filter=chat)) == expected
+    retriever = store.as_retriever(search_kwargs={"k": 3, "filter": chat})
+    assert ids(retriever.invoke(QUESTION)) == expected
+    assert ids(await retriever.ainvoke(QUESTION)) == expected
+    assert ids(store.similarity_search(QUESTION, k=3, filter=chat, where=chat)) == expected
+    assert ids(store.similarity_search(QUESTION, k=3, filter=None)) == ["lisbon", "porto", "work"]
+
+
+def test_filter_and_where_that_differ_or_a_callable_filter_are_refused_by_name(
+    store: TemporalVectorStore,
+) -> None:
+    notes(store)
+    with pytest.raises(InvalidInputError, match="differ") as both:
+        store.similarity_search(QUESTION, filter={"source": "chat"}, where={"source": "mail"})
+    assert both.value.field == "filter, where"
+    with pytest.raises(InvalidInputError, match="callable") as predicate:
+        store.similarity_search(QUESTION, filter=lambda document: True)
+    assert predicate.value.field == "filter"
+    with pytest.raises(InvalidInputError) as retriever:
+        store.as_retriever(search_kwargs={"filter": lambda document: True})
+    assert retriever.value.field == "search_kwargs['filter']"
+    with pytest.raises(InvalidInputError) as listed:
+        store.similarity_search(QUESTION, filter=["chat"])
+    assert listed.value.field == "filter"
 
 
 def test_the_retriever_keeps_langchains_own_keywords(store: TemporalVectorStore) -> None:
