@@ -43,6 +43,7 @@ from shared_core.ledger import InMemoryLedger
 from shared_core.memory import Added, Hit, MemoryConfig, SearchOptions, TemporalMemory
 from shared_core.memory.config import memory_config
 from shared_core.memory.options import OPTION_NAMES
+from shared_core.memory.selection import Withdrawals
 
 RETRIEVER_KWARGS = {
     "similarity_score_threshold": ("score_threshold",),
@@ -106,6 +107,8 @@ class TemporalVectorStore(VectorStore):
     - **Deletes withdraw, never destroy**: ``delete(ids)`` withdraws every statement of those
       Documents (``None``: of the namespace), history included, as of now; a search with
       ``known_at`` before it still sees them, and a value they had superseded is current again.
+      ``restore(ids)`` undoes it: the Documents are current again, as they were (history keeps
+      the delete).
     - **Embeddings**: the memory's embedder embeds texts and queries; ``embeddings`` is it as
       LangChain ``Embeddings`` (for ``..._by_vector``).
     """
@@ -431,6 +434,57 @@ class TemporalVectorStore(VectorStore):
             condition, namespace=self._namespace(kwargs.get("namespace"))
         )
         return True
+
+    def restore(self, ids: list[str], **kwargs: Any) -> bool:
+        """Undo :meth:`delete` for these Documents: each comes back as current, as it was when
+        deleted (the statements the latest delete of it withdrew are recorded again, as new;
+        the withdrawn records and the delete stay in history, so a search ``known_at`` between
+        the delete and now still sees it deleted, and a value it had superseded is superseded
+        again). A Document that is current (never deleted, or written again since) is left as
+        it is. Returns True if a Document came back, False if none needed to. An id no
+        Document of the namespace ever had is an InvalidInputError naming it, and nothing is
+        restored. Takes ``namespace=``."""
+        condition, namespace = self._restoring(ids, kwargs)
+        if condition is None:
+            return False
+        found = self.memory.withdrawals(condition, namespace=namespace, per=DOCUMENT_ID)
+        self._check_known(ids, found, namespace)
+        restored = self.memory.restore_where(condition, namespace=namespace, per=DOCUMENT_ID)
+        return bool(restored)
+
+    async def arestore(self, ids: list[str], **kwargs: Any) -> bool:
+        """:meth:`restore` on the memory's async path."""
+        condition, namespace = self._restoring(ids, kwargs)
+        if condition is None:
+            return False
+        found = await self.memory.awithdrawals(condition, namespace=namespace, per=DOCUMENT_ID)
+        self._check_known(ids, found, namespace)
+        restored = await self.memory.arestore_where(condition, namespace=namespace, per=DOCUMENT_ID)
+        return bool(restored)
+
+    def _restoring(self, ids: object, options: Mapping[str, Any]) -> tuple[Filter | None, str]:
+        """What :meth:`restore` reads: the filter naming the ids (``None``: no id) and the
+        namespace."""
+        check_keywords(options, allowed=("namespace",), call="restore")
+        if ids is None:
+            raise InvalidInputError(
+                "ids", "is None", "name the Documents to restore (the ids delete was given)"
+            )
+        wanted = self._id_list(ids)  # type: ignore[arg-type]  # checked there
+        namespace = self._namespace(options.get("namespace"))
+        return (self._named(wanted) if wanted else None), namespace
+
+    @staticmethod
+    def _check_known(ids: Sequence[str], found: Withdrawals, namespace: str) -> None:
+        """InvalidInputError naming the first id no Document (nor fact) of the namespace had."""
+        for index, asked in enumerate(ids):
+            if asked not in found.found and asked not in found.fact_ids:
+                raise InvalidInputError(
+                    f"ids[{index}]",
+                    f"{asked!r} names no Document of namespace {namespace!r}, current or deleted",
+                    "pass ids that add_documents returned and delete was given (and the "
+                    "namespace they were written in)",
+                )
 
     # ------------------------------------------------------------------ reads
     def get_by_ids(self, ids: Sequence[str], /) -> list[Document]:

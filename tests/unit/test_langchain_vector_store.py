@@ -155,6 +155,68 @@ def test_delete_withdraws_and_keeps_history(store: TemporalVectorStore, clock: M
     assert [d.id for d in then] == ["new"]
 
 
+def test_a_deleted_document_can_be_restored_without_a_known_at_search(
+    store: TemporalVectorStore, memory: TemporalMemory, clock: ManualClock
+) -> None:
+    """Undoing delete(ids) had no direct way: only a known_at search showed the text."""
+    store.add_documents([home("Berlin", 2019), home("Lisbon", 2022)], ids=["old", "new"])
+    store.add_texts(["The office opens at nine."], ids=["office"])
+    clock.advance(timedelta(days=1))
+    store.delete(["new", "office"])
+    clock.advance(timedelta(days=1))
+    deleted = clock.now()
+    clock.advance(timedelta(days=1))
+    assert store.restore(["new", "office"]) is True
+    assert [d.id for d in store.get_by_ids(["new", "office"])] == ["new", "office"]
+    now = store.similarity_search(QUESTION, k=5, where=MARIA)
+    assert [d.id for d in now] == ["new"], "the key rule supersedes Berlin again"
+    then = store.similarity_search(QUESTION, k=5, where=MARIA, known_at=deleted)
+    assert [d.id for d in then] == ["old"], "history keeps the delete"
+    statements, _ = memory.ledger.export()
+    withdrawn = [row for row in statements if not row.believed]
+    assert len(withdrawn) == 2, "the withdrawn records stay, the restored ones are new"
+    assert store.restore(["new"]) is False, "a current Document is left as it is"
+
+
+def test_restore_brings_back_what_the_last_delete_withdrew_not_what_a_rewrite_replaced(
+    store: TemporalVectorStore, clock: ManualClock
+) -> None:
+    store.add_documents([Document("first draft", metadata={"n": 1})], ids=["doc"])
+    clock.advance(timedelta(days=1))
+    store.add_documents([Document("final text", metadata={"n": 2})], ids=["doc"])
+    clock.advance(timedelta(days=1))
+    store.delete(["doc"])
+    clock.advance(timedelta(days=1))
+    assert store.restore(["doc"]) is True
+    assert store.get_by_ids(["doc"]) == [Document("final text", id="doc", metadata={"n": 2})]
+    store.delete(["doc"])
+    store.add_documents([Document("written again")], ids=["doc"])
+    assert store.restore(["doc"]) is False, "written again since the delete: it is current"
+    assert texts(store.get_by_ids(["doc"])) == ["written again"]
+
+
+def test_restoring_an_unknown_id_is_refused_by_name_and_restores_nothing(
+    memory: TemporalMemory,
+) -> None:
+    store = TemporalVectorStore(memory, namespace="notes")
+    store.add_texts(["a note"], ids=["note"])
+    store.delete(["note"])
+    revision = memory.ledger.revision()
+    with pytest.raises(InvalidInputError, match="names no Document") as unknown:
+        store.restore(["note", "never-written"])
+    assert unknown.value.field == "ids[1]"
+    with pytest.raises(InvalidInputError) as elsewhere:
+        store.restore(["note"], namespace="default")
+    assert elsewhere.value.field == "ids[0]"
+    with pytest.raises(InvalidInputError, match="name the Documents"):
+        store.restore(None)  # type: ignore[arg-type]
+    assert memory.ledger.revision() == revision
+    assert store.get_by_ids(["note"]) == []
+    assert store.restore([]) is False
+    assert store.restore(["note"]) is True
+    assert texts(store.get_by_ids(["note"])) == ["a note"]
+
+
 def test_delete_without_ids_withdraws_the_namespace(memory: TemporalMemory) -> None:
     store = TemporalVectorStore(memory, namespace="scratch")
     kept = TemporalVectorStore(memory)
@@ -429,6 +491,10 @@ async def test_async_and_sync_agree(clock: ManualClock) -> None:
     assert await native.aget_by_ids([*ids, "n"]) == plain.get_by_ids([*ids, "n"])
     assert await native.adelete(["new"]) is plain.delete(["new"]) is True
     assert await native.asimilarity_search(QUESTION, k=3) == plain.similarity_search(QUESTION, k=3)
+    assert await native.arestore(["new"]) is plain.restore(["new"]) is True
+    assert await native.asimilarity_search(QUESTION, k=3) == plain.similarity_search(QUESTION, k=3)
+    assert await native.arestore(["new"]) is plain.restore(["new"]) is False
+    assert await native.adelete(["new"]) is plain.delete(["new"]) is True
     retriever = native.as_retriever(search_kwargs={"valid_at": "2020-06-01T00:00:00Z"})
     assert [d.id for d in await retriever.ainvoke(QUESTION)] == ["old"]
 
