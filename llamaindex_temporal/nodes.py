@@ -65,12 +65,16 @@ def node_field(index: int, node: object) -> str:
     return f"nodes[{index}]" + (f" (id {node_id!r})" if isinstance(node_id, str) else "")
 
 
-def name_the_node(error: InvalidInputError, nodes: Sequence[BaseNode]) -> InvalidInputError:
-    """The core names a bad item ``items[i]``; the caller knows it as a node."""
+def name_the_node(
+    error: InvalidInputError, nodes: Sequence[BaseNode], positions: Sequence[int] | None = None
+) -> InvalidInputError:
+    """The core names a bad item ``items[i]`` (of the texts written, ``positions[i]`` among the
+    caller's ``nodes``; default all of them, in order); the caller knows it as a node."""
     found = _ITEM.match(error.field)
-    if found is None or int(found[1]) >= len(nodes):
+    at = range(len(nodes)) if positions is None else positions
+    if found is None or int(found[1]) >= len(at):
         return error
-    index = int(found[1])
+    index = at[int(found[1])]
     renamed = node_field(index, nodes[index]) + error.field[found.end() :]
     return type(error)(renamed, error.problem, error.fix)
 
