@@ -75,12 +75,12 @@ class TemporalVectorStore(BasePydanticVectorStore):
       node id and its source document id are kept in the fact's metadata (``node_id``,
       ``ref_doc_id``); ``add`` returns the node ids, except that a keyed node restating
       exactly the value, valid time and text another node holds is that node's statement
-      (the ledger keeps one; its id is returned). **Speakers**: a node's metadata names who wrote it under the
-      memory's ``speaker_field`` (default ``"user_id"``), or ``speaker=`` names it for every
-      node of the call (and is written there): first person is that speaker's and nothing
-      closes across speakers (docs/judging.md#speakers). Keywords: ``namespace=``,
-      ``valid_from=``, ``speaker=``; every other keyword is
-      ignored, as LlamaIndex's own stores do, because ``VectorStoreIndex(...)``,
+      (the ledger keeps one; its id is returned). **Speakers**: a node's metadata names who
+      wrote it under the memory's ``speaker_field`` (default ``"user_id"``), or ``speaker=``
+      names it for every node of the call (and is written there): first person is that
+      speaker's and nothing closes across speakers (docs/judging.md#speakers). Keywords:
+      ``namespace=``, ``valid_from=``, ``speaker=``; every other keyword is ignored, as
+      LlamaIndex's own stores do, because ``VectorStoreIndex(...)``,
       ``from_documents``, ``insert`` and ``insert_nodes`` pass on to ``add`` every keyword they
       do not take themselves (``async_concurrency``, a node parser's options, ...).
     - **Embeddings**: the memory's embedder is authoritative. It embeds each node's text and
