@@ -25,6 +25,7 @@ from langchain_temporal.documents import (
     stored_document,
     written_metadata,
 )
+from langchain_temporal.filters import translate_filter
 from langchain_temporal.retriever import DEFAULT_K
 from shared_core.adapter_toolkit import (
     MemoryOwner,
@@ -98,8 +99,9 @@ class TemporalVectorStore(VectorStore):
       :class:`~shared_core.memory.SearchOptions`, default ``k=4``, the current state) holds
       them; a search takes ``k`` and any other option as a keyword (``valid_at`` /
       ``known_at`` as aware datetimes, ISO-8601 strings with an offset or epoch seconds,
-      ``namespace``, ``include_history``, ``where`` (or ``filter``, its LangChain name: the
-      same values; a callable filter is refused), ``detector``, ``use_recency_buffer``,
+      ``namespace``, ``include_history``, ``where`` (or ``filter``, its LangChain name, which
+      also reads the Chroma / PGVector operators ``$eq`` ... ``$nin``, ``$and``, ``$or``; a
+      callable filter is refused), ``detector``, ``use_recency_buffer``,
       ``expand``), or ``search_options=`` to replace them for one call; ``as_retriever``
       checks its ``search_kwargs`` up front. Documents come back as written (their id, text and
       metadata; a keyed fact's key and valid time in the metadata); scores are cosine
@@ -726,9 +728,10 @@ class TemporalVectorStore(VectorStore):
 
 
 def _filter_as_where(given: Mapping[str, Any]) -> dict[str, Any]:
-    """A search's keywords with LangChain's ``filter`` read as ``where`` (the same values: a
-    dict of field -> value or a :mod:`shared_core.filters` filter). A callable filter, or a
-    ``filter`` and a ``where`` that differ, is an InvalidInputError naming them."""
+    """A search's keywords with LangChain's ``filter`` read as ``where``: a dict of field ->
+    value, the Chroma / PGVector operators (:mod:`langchain_temporal.filters`) or a
+    :mod:`shared_core.filters` filter. A callable filter, or a ``filter`` and a ``where`` that
+    differ, is an InvalidInputError naming them."""
     changes = dict(given)
     if "filter" not in changes:
         return changes
@@ -740,15 +743,10 @@ def _filter_as_where(given: Mapping[str, Any]) -> dict[str, Any]:
             "filter",
             "is a callable (a Document -> bool predicate); the index filters on metadata, "
             "not by running Python on each Document",
-            'pass a metadata filter: a dict of field -> value ({"source": "chat"}) or '
-            'shared_core.filters.where("year", ">=", 2020)',
+            'pass a metadata filter: a dict of field -> value ({"source": "chat"}), with '
+            'operators ({"year": {"$gte": 2020}}), or shared_core.filters.where(...)',
         )
-    try:
-        asked = as_filter(value)
-    except InvalidInputError as exc:
-        if exc.field != "where":
-            raise
-        raise InvalidInputError("filter", exc.problem, exc.fix) from exc
+    asked = translate_filter(value)
     held = changes.get("where")
     if held is not None and as_filter(held) != asked:
         raise InvalidInputError(
@@ -756,7 +754,7 @@ def _filter_as_where(given: Mapping[str, Any]) -> dict[str, Any]:
             "are both given and differ",
             "pass one of them (filter is LangChain's name for where)",
         )
-    changes["where"] = value
+    changes["where"] = asked
     return changes
 
 

@@ -4,6 +4,7 @@ texts, MMR, bad search options, sync/async parity)."""
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -373,6 +374,56 @@ async def test_langchains_filter_keyword_filters_as_where_does(store: TemporalVe
     assert ids(await retriever.ainvoke(QUESTION)) == expected
     assert ids(store.similarity_search(QUESTION, k=3, filter=chat, where=chat)) == expected
     assert ids(store.similarity_search(QUESTION, k=3, filter=None)) == ["lisbon", "porto", "work"]
+
+
+@pytest.mark.parametrize(
+    ("chroma_style", "expected"),
+    [
+        ({"source": {"$eq": "chat"}}, ["lisbon", "work"]),
+        ({"source": {"$ne": "chat"}}, ["porto"]),
+        ({"source": {"$in": ["mail"]}}, ["porto"]),
+        ({"source": {"$nin": ["mail"]}}, ["lisbon", "work"]),
+        ({"rank": {"$gt": 1, "$lte": 3}}, ["porto", "work"]),
+        ({"rank": {"$gte": 3}, "source": "chat"}, ["work"]),
+        ({"rank": {"$lt": 2}}, ["lisbon"]),
+        ({"$and": [{"source": "chat"}, {"rank": {"$gte": 2}}]}, ["work"]),
+        ({"$or": [{"source": "mail"}, {"rank": 1}]}, ["lisbon", "porto"]),
+    ],
+)
+def test_chroma_and_pgvector_style_filter_operators_are_read(
+    store: TemporalVectorStore, chroma_style: dict[str, Any], expected: list[str]
+) -> None:
+    """Generic callers written for Chroma or PGVector pass these operators in ``filter``."""
+    store.add_texts(
+        ["Maria lives in Lisbon.", "Maria lives in Porto.", "Maria works in Porto."],
+        [
+            {"source": "chat", "rank": 1},
+            {"source": "mail", "rank": 2},
+            {"source": "chat", "rank": 3},
+        ],
+        ids=["lisbon", "porto", "work"],
+    )
+    found = store.similarity_search(QUESTION, k=5, filter=chroma_style)
+    assert sorted(str(document.id) for document in found) == expected
+
+
+@pytest.mark.parametrize(
+    ("bad", "field", "words"),
+    [
+        ({"source": {"$like": "c%"}}, "filter['source']", "'$like' is not supported"),
+        ({"$not": {"source": "chat"}}, "filter['$not']", "not a supported operator"),
+        ({"$and": []}, "filter['$and']", "non-empty list"),
+        ({"$or": [{"source": "chat"}, {}]}, "filter['$or'][1]", "is empty"),
+        ({"source": {}}, "filter['source']", "empty dict"),
+        ({"rank": {"$gt": "two"}}, "filter['rank']", "compares numbers only"),
+    ],
+)
+def test_unsupported_filter_operators_are_refused_by_name(
+    store: TemporalVectorStore, bad: dict[str, Any], field: str, words: str
+) -> None:
+    with pytest.raises(InvalidInputError, match=re.escape(words)) as caught:
+        store.similarity_search(QUESTION, filter=bad)
+    assert caught.value.field == field
 
 
 def test_filter_and_where_that_differ_or_a_callable_filter_are_refused_by_name(
