@@ -29,7 +29,7 @@ DOCUMENT_ID = "langchain_id"
 DOCUMENT_DIGEST = "langchain_digest"
 """Where it keeps the digest of the Document as written (text, metadata, valid_from)."""
 BOOKKEEPING = (DOCUMENT_ID, DOCUMENT_DIGEST)
-_ITEM = re.compile(r"^items\[(\d+)\]")
+_ITEM = re.compile(r"^(items|metadatas)\[(\d+)\]")
 
 
 def checked_documents(documents: Sequence[object]) -> list[Document]:
@@ -112,11 +112,13 @@ def written_metadata(
 def name_the_document(
     error: InvalidInputError, documents: Sequence[Document], positions: Sequence[int]
 ) -> InvalidInputError:
-    """The core names a bad item ``items[i]`` (of the texts written, ``positions[i]`` among the
-    caller's ``documents``); the caller knows it as a Document."""
+    """The core names a bad item ``items[i]`` or its metadata ``metadatas[i]`` (of the texts
+    written, ``positions[i]`` among the caller's ``documents``); the caller knows it as a
+    Document."""
     found = _ITEM.match(error.field)
-    if found is None or int(found[1]) >= len(positions):
+    if found is None or int(found[2]) >= len(positions):
         return error
-    index = positions[int(found[1])]
-    renamed = document_label(index, documents[index]) + error.field[found.end() :]
+    index = positions[int(found[2])]
+    part = ".metadata" if found[1] == "metadatas" else ""
+    renamed = document_label(index, documents[index]) + part + error.field[found.end() :]
     return type(error)(renamed, error.problem, error.fix)

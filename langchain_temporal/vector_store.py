@@ -25,6 +25,7 @@ from langchain_temporal.documents import (
     stored_document,
     written_metadata,
 )
+from langchain_temporal.filters import translate_filter
 from langchain_temporal.retriever import DEFAULT_K
 from shared_core.adapter_toolkit import (
     MemoryOwner,
@@ -37,12 +38,13 @@ from shared_core.embedders.base import Embedder
 from shared_core.errors import InvalidInputError
 from shared_core.extractors.metadata import to_datetime
 from shared_core.facts import Fact, check_namespace, new_fact_id
-from shared_core.filters import Filter, Op, any_of, where
+from shared_core.filters import Filter, Op, any_of, as_filter, where
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import Added, Hit, MemoryConfig, SearchOptions, TemporalMemory
 from shared_core.memory.config import memory_config
 from shared_core.memory.options import OPTION_NAMES
+from shared_core.memory.selection import Withdrawals
 
 RETRIEVER_KWARGS = {
     "similarity_score_threshold": ("score_threshold",),
@@ -52,8 +54,9 @@ RETRIEVER_KWARGS = {
 WRITE_KWARGS = ("ids", "namespace", "valid_from", "batch_size", "speaker")
 """What a write takes: ``batch_size`` is accepted for LangChain's indexing API, which passes
 it; a call is one ledger transaction whatever it says."""
-SEARCH_KWARGS = (*(name for name in OPTION_NAMES if name != "k"), "search_options")
-"""What a search takes besides ``k``: every other search option, or ``search_options``."""
+SEARCH_KWARGS = (*(name for name in OPTION_NAMES if name != "k"), "filter", "search_options")
+"""What a search takes besides ``k``: every other search option (``filter``, the name Chroma,
+PGVector and generic callers use, meaning ``where``), or ``search_options``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +99,9 @@ class TemporalVectorStore(VectorStore):
       :class:`~shared_core.memory.SearchOptions`, default ``k=4``, the current state) holds
       them; a search takes ``k`` and any other option as a keyword (``valid_at`` /
       ``known_at`` as aware datetimes, ISO-8601 strings with an offset or epoch seconds,
-      ``namespace``, ``include_history``, ``where``, ``detector``, ``use_recency_buffer``,
+      ``namespace``, ``include_history``, ``where`` (or ``filter``, its LangChain name, which
+      also reads the Chroma / PGVector operators ``$eq`` ... ``$nin``, ``$and``, ``$or``; a
+      callable filter is refused), ``detector``, ``use_recency_buffer``,
       ``expand``), or ``search_options=`` to replace them for one call; ``as_retriever``
       checks its ``search_kwargs`` up front. Documents come back as written (their id, text and
       metadata; a keyed fact's key and valid time in the metadata); scores are cosine
@@ -104,6 +109,8 @@ class TemporalVectorStore(VectorStore):
     - **Deletes withdraw, never destroy**: ``delete(ids)`` withdraws every statement of those
       Documents (``None``: of the namespace), history included, as of now; a search with
       ``known_at`` before it still sees them, and a value they had superseded is current again.
+      ``restore(ids)`` undoes it: the Documents are current again, as they were (history keeps
+      the delete).
     - **Embeddings**: the memory's embedder embeds texts and queries; ``embeddings`` is it as
       LangChain ``Embeddings`` (for ``..._by_vector``).
     """
@@ -430,6 +437,57 @@ class TemporalVectorStore(VectorStore):
         )
         return True
 
+    def restore(self, ids: list[str], **kwargs: Any) -> bool:
+        """Undo :meth:`delete` for these Documents: each comes back as current, as it was when
+        deleted (the statements the latest delete of it withdrew are recorded again, as new;
+        the withdrawn records and the delete stay in history, so a search ``known_at`` between
+        the delete and now still sees it deleted, and a value it had superseded is superseded
+        again). A Document that is current (never deleted, or written again since) is left as
+        it is. Returns True if a Document came back, False if none needed to. An id no
+        Document of the namespace ever had is an InvalidInputError naming it, and nothing is
+        restored. Takes ``namespace=``."""
+        condition, namespace = self._restoring(ids, kwargs)
+        if condition is None:
+            return False
+        found = self.memory.withdrawals(condition, namespace=namespace, per=DOCUMENT_ID)
+        self._check_known(ids, found, namespace)
+        restored = self.memory.restore_where(condition, namespace=namespace, per=DOCUMENT_ID)
+        return bool(restored)
+
+    async def arestore(self, ids: list[str], **kwargs: Any) -> bool:
+        """:meth:`restore` on the memory's async path."""
+        condition, namespace = self._restoring(ids, kwargs)
+        if condition is None:
+            return False
+        found = await self.memory.awithdrawals(condition, namespace=namespace, per=DOCUMENT_ID)
+        self._check_known(ids, found, namespace)
+        restored = await self.memory.arestore_where(condition, namespace=namespace, per=DOCUMENT_ID)
+        return bool(restored)
+
+    def _restoring(self, ids: object, options: Mapping[str, Any]) -> tuple[Filter | None, str]:
+        """What :meth:`restore` reads: the filter naming the ids (``None``: no id) and the
+        namespace."""
+        check_keywords(options, allowed=("namespace",), call="restore")
+        if ids is None:
+            raise InvalidInputError(
+                "ids", "is None", "name the Documents to restore (the ids delete was given)"
+            )
+        wanted = self._id_list(ids)  # type: ignore[arg-type]  # checked there
+        namespace = self._namespace(options.get("namespace"))
+        return (self._named(wanted) if wanted else None), namespace
+
+    @staticmethod
+    def _check_known(ids: Sequence[str], found: Withdrawals, namespace: str) -> None:
+        """InvalidInputError naming the first id no Document (nor fact) of the namespace had."""
+        for index, asked in enumerate(ids):
+            if asked not in found.found and asked not in found.fact_ids:
+                raise InvalidInputError(
+                    f"ids[{index}]",
+                    f"{asked!r} names no Document of namespace {namespace!r}, current or deleted",
+                    "pass ids that add_documents returned and delete was given (and the "
+                    "namespace they were written in)",
+                )
+
     # ------------------------------------------------------------------ reads
     def get_by_ids(self, ids: Sequence[str], /) -> list[Document]:
         """The current Documents with these ids, in the order asked (unknown ids are left
@@ -633,7 +691,7 @@ class TemporalVectorStore(VectorStore):
                 raise InvalidInputError(
                     unknown[0], "is not a search option", f"use k or {', '.join(SEARCH_KWARGS)}"
                 )
-            changes = dict(given)
+            changes = _filter_as_where(given)
             chosen = changes.pop("search_options", None)
             if chosen is not None and not isinstance(chosen, SearchOptions):
                 raise InvalidInputError(
@@ -667,6 +725,37 @@ class TemporalVectorStore(VectorStore):
     def _named(ids: Sequence[str]) -> Filter:
         """The facts these Document ids name: written by the store, or by their fact ids."""
         return any_of(where(DOCUMENT_ID, Op.IN, list(ids)), where("fact_id", Op.IN, list(ids)))
+
+
+def _filter_as_where(given: Mapping[str, Any]) -> dict[str, Any]:
+    """A search's keywords with LangChain's ``filter`` read as ``where``: a dict of field ->
+    value, the Chroma / PGVector operators (:mod:`langchain_temporal.filters`) or a
+    :mod:`shared_core.filters` filter. A callable filter, or a ``filter`` and a ``where`` that
+    differ, is an InvalidInputError naming them."""
+    changes = dict(given)
+    if "filter" not in changes:
+        return changes
+    value = changes.pop("filter")
+    if value is None:
+        return changes
+    if callable(value):
+        raise InvalidInputError(
+            "filter",
+            "is a callable (a Document -> bool predicate); the index filters on metadata, "
+            "not by running Python on each Document",
+            'pass a metadata filter: a dict of field -> value ({"source": "chat"}), with '
+            'operators ({"year": {"$gte": 2020}}), or shared_core.filters.where(...)',
+        )
+    asked = translate_filter(value)
+    held = changes.get("where")
+    if held is not None and as_filter(held) != asked:
+        raise InvalidInputError(
+            "filter, where",
+            "are both given and differ",
+            "pass one of them (filter is LangChain's name for where)",
+        )
+    changes["where"] = asked
+    return changes
 
 
 def core_embedder(embedding: Embeddings, name: str | None = None) -> Embedder:

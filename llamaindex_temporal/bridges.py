@@ -42,6 +42,7 @@ class LlamaIndexEmbedder(CallableEmbedder):
 
     Raises:
         InvalidInputError: ``embed_model`` is not a ``BaseEmbedding``, or the model has no name.
+        NotPicklableError: on pickling (a ``TypeError``): build it again where you load.
     """
 
     def __init__(
@@ -69,6 +70,17 @@ class LlamaIndexEmbedder(CallableEmbedder):
 
     def __repr__(self) -> str:
         return f"LlamaIndexEmbedder({type(self.embed_model).__name__}, name={self.name!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Refused with :class:`~shared_core.errors.NotPicklableError` (a ``TypeError``): the
+        model's bound methods are LlamaIndex's instrumented wrappers, which no pickle carries
+        (unrefused, their ``NotImplementedError`` would escape ``except TypeError``)."""
+        raise NotPicklableError(
+            "LlamaIndexEmbedder",
+            "it holds the embedding model's instrumented methods, which cannot be copied",
+            "build LlamaIndexEmbedder(embed_model) again where the pickle is loaded, or embed "
+            "with a core embedder that pickles (MiniLMEmbedder, HashingEmbedder)",
+        )
 
 
 class CoreEmbedding(BaseEmbedding):

@@ -34,7 +34,7 @@ NODE_FIELDS = (*FACT_FIELDS, NODE_ID, REF_DOC_ID)
 hit, :data:`~shared_core.adapter_toolkit.HIT_FIELDS`)."""
 #: Shown to the LLM and the embedder besides the text: when the fact was true.
 _TIME_FIELDS = ("valid_from", "valid_to")
-_ITEM = re.compile(r"^items\[(\d+)\]")
+_ITEM = re.compile(r"^(items|metadatas)\[(\d+)\]")
 
 
 def node_items(nodes: Sequence[BaseNode]) -> tuple[list[str], list[dict[str, Any]]]:
@@ -65,13 +65,19 @@ def node_field(index: int, node: object) -> str:
     return f"nodes[{index}]" + (f" (id {node_id!r})" if isinstance(node_id, str) else "")
 
 
-def name_the_node(error: InvalidInputError, nodes: Sequence[BaseNode]) -> InvalidInputError:
-    """The core names a bad item ``items[i]``; the caller knows it as a node."""
+def name_the_node(
+    error: InvalidInputError, nodes: Sequence[BaseNode], positions: Sequence[int] | None = None
+) -> InvalidInputError:
+    """The core names a bad item ``items[i]`` or its metadata ``metadatas[i]`` (of the texts
+    written, ``positions[i]`` among the caller's ``nodes``; default all of them, in order);
+    the caller knows it as a node."""
     found = _ITEM.match(error.field)
-    if found is None or int(found[1]) >= len(nodes):
+    at = range(len(nodes)) if positions is None else positions
+    if found is None or int(found[2]) >= len(at):
         return error
-    index = int(found[1])
-    renamed = node_field(index, nodes[index]) + error.field[found.end() :]
+    index = at[int(found[2])]
+    part = ".metadata" if found[1] == "metadatas" else ""
+    renamed = node_field(index, nodes[index]) + part + error.field[found.end() :]
     return type(error)(renamed, error.problem, error.fix)
 
 

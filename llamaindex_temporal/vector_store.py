@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from pydantic import InstanceOf
 
 from llamaindex_temporal.filters import translate_filters
 from llamaindex_temporal.nodes import (
+    NODE_ID,
     REF_DOC_ID,
     fact_node,
     hit_node,
@@ -33,9 +34,9 @@ from llamaindex_temporal.nodes import (
 from shared_core.adapter_toolkit import MemoryOwner, check_keywords, open_owning, search_changes
 from shared_core.errors import InvalidInputError, NotPicklableError
 from shared_core.extractors.metadata import to_datetime
-from shared_core.facts import Fact, check_namespace
+from shared_core.facts import Fact, check_namespace, thaw_metadata
 from shared_core.filters import Filter, Op, all_of, any_of, where
-from shared_core.memory import Hit, MemoryConfig, SearchOptions, TemporalMemory
+from shared_core.memory import Added, Hit, MemoryConfig, SearchOptions, TemporalMemory
 from shared_core.memory.options import OPTION_NAMES
 
 logger = logging.getLogger(__name__)
@@ -65,15 +66,21 @@ class TemporalVectorStore(BasePydanticVectorStore):
 
     - **Writes** (``add`` / ``async_add``): each node's text and metadata go through the
       memory's extractor, so ``subject`` / ``relation`` / ``object`` / ``valid_from`` metadata
-      make a keyed fact that supersedes the older value; anything else stays prose (prose
-      already stored with the same text is not stored again). The node id and its source
-      document id are kept in the fact's metadata (``node_id``, ``ref_doc_id``); ``add``
-      returns the node ids. **Speakers**: a node's metadata names who wrote it under the
-      memory's ``speaker_field`` (default ``"user_id"``), or ``speaker=`` names it for every
-      node of the call (and is written there): first person is that speaker's and nothing
-      closes across speakers (docs/judging.md#speakers). Keywords: ``namespace=``,
-      ``valid_from=``, ``speaker=``; every other keyword is
-      ignored, as LlamaIndex's own stores do, because ``VectorStoreIndex(...)``,
+      make a keyed fact that supersedes the older value; anything else stays prose. Every node
+      is a statement of its own under its node id, so identical text in two nodes (a chunk
+      repeated in two documents) stays two statements, each found, filtered and deleted by its
+      own node id and document. Adding a node id again with other text or metadata replaces
+      it in the same transaction (the old statement is withdrawn, unless the new one
+      superseded it by key: then it stays as history); adding it unchanged does nothing. The
+      node id and its source document id are kept in the fact's metadata (``node_id``,
+      ``ref_doc_id``); ``add`` returns the node ids, except that a keyed node restating
+      exactly the value, valid time and text another node holds is that node's statement
+      (the ledger keeps one; its id is returned). **Speakers**: a node's metadata names who
+      wrote it under the memory's ``speaker_field`` (default ``"user_id"``), or ``speaker=``
+      names it for every node of the call (and is written there): first person is that
+      speaker's and nothing closes across speakers (docs/judging.md#speakers). Keywords:
+      ``namespace=``, ``valid_from=``, ``speaker=``; every other keyword is ignored, as
+      LlamaIndex's own stores do, because ``VectorStoreIndex(...)``,
       ``from_documents``, ``insert`` and ``insert_nodes`` pass on to ``add`` every keyword they
       do not take themselves (``async_concurrency``, a node parser's options, ...).
     - **Embeddings**: the memory's embedder is authoritative. It embeds each node's text and
@@ -202,37 +209,49 @@ class TemporalVectorStore(BasePydanticVectorStore):
 
     # ------------------------------------------------------------------ writes
     def add(self, nodes: Sequence[BaseNode], **kwargs: Any) -> list[str]:
-        """Remember ``nodes`` in one ledger transaction; returns their node ids."""
-        texts, options = self._write(nodes, kwargs)
+        """Remember ``nodes`` in one ledger transaction; returns their node ids (see the
+        class)."""
+        write = self._write(nodes, kwargs)
+        if not write.node_ids:
+            return []
+        stored = self._memory.select(write.named, namespace=write.namespace)
+        todo, options = write.changed(stored)
+        if not todo:
+            return write.ids([], [])
         try:
-            self._memory.add_many(texts, **options)
+            added = self._memory.add_many([write.texts[i] for i in todo], **options)
         except InvalidInputError as exc:
-            raise name_the_node(exc, nodes) from exc
-        return [node.node_id for node in nodes]
+            raise name_the_node(exc, nodes, todo) from exc
+        return write.ids(todo, added)
 
     async def async_add(self, nodes: Sequence[BaseNode], **kwargs: Any) -> list[str]:
         """:meth:`add` without blocking the event loop."""
-        texts, options = self._write(nodes, kwargs)
+        write = self._write(nodes, kwargs)
+        if not write.node_ids:
+            return []
+        stored = await self._memory.aselect(write.named, namespace=write.namespace)
+        todo, options = write.changed(stored)
+        if not todo:
+            return write.ids([], [])
         try:
-            await self._memory.aadd_many(texts, **options)
+            added = await self._memory.aadd_many([write.texts[i] for i in todo], **options)
         except InvalidInputError as exc:
-            raise name_the_node(exc, nodes) from exc
-        return [node.node_id for node in nodes]
+            raise name_the_node(exc, nodes, todo) from exc
+        return write.ids(todo, added)
 
-    def _write(
-        self, nodes: Sequence[BaseNode], options: Mapping[str, Any]
-    ) -> tuple[list[str], dict[str, Any]]:
+    def _write(self, nodes: Sequence[BaseNode], options: Mapping[str, Any]) -> NodeWrite:
         ignored = sorted(set(options) - set(ADD_OPTIONS))
         if ignored:  # LlamaIndex passes on what the index did not take (see the class)
             logger.debug("TemporalVectorStore.add ignores the keywords %s", ", ".join(ignored))
         texts, metadatas = node_items(list(nodes))
-        valid_from = to_datetime(options.get("valid_from"), "valid_from")
-        return texts, {
-            "metadatas": metadatas,
-            "namespace": self._namespace(options.get("namespace")),
-            "valid_from": valid_from,
-            "speaker": options.get("speaker"),
-        }
+        return NodeWrite(
+            node_ids=[node.node_id for node in nodes],
+            texts=texts,
+            metadatas=metadatas,
+            namespace=self._namespace(options.get("namespace")),
+            valid_from=to_datetime(options.get("valid_from"), "valid_from"),
+            speaker=options.get("speaker"),
+        )
 
     # ------------------------------------------------------------------ reads
     def query(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
@@ -359,6 +378,60 @@ class TemporalVectorStore(BasePydanticVectorStore):
 
     def _namespace(self, value: object) -> str:
         return self.namespace if value is None else check_namespace(value)
+
+
+@dataclass(frozen=True, slots=True)
+class NodeWrite:
+    """What one ``add`` asks: each node's id, text and metadata, and the write's options."""
+
+    node_ids: list[str]
+    texts: list[str]
+    metadatas: list[dict[str, Any]]
+    namespace: str
+    valid_from: datetime | None
+    speaker: str | None
+
+    @property
+    def named(self) -> Filter:
+        """The stored facts of these node ids."""
+        return where(NODE_ID, Op.IN, list(dict.fromkeys(self.node_ids)))
+
+    def changed(self, stored: Sequence[Fact]) -> tuple[list[int], dict[str, Any]]:
+        """Which nodes to write (a node stored with the same text and metadata is unchanged)
+        and ``add_many``'s options: the stored facts of the others' ids are replaced in the
+        same transaction, and each node is a statement of its own, whatever another node
+        says (identical prose under two node ids stays two statements, each reachable by its
+        node id and document)."""
+        by_id: dict[str, list[Fact]] = {}
+        for fact in stored:
+            by_id.setdefault(node_id_of(fact.id, fact.metadata), []).append(fact)
+        todo: list[int] = []
+        replacing: list[str] = []
+        for index, node_id in enumerate(self.node_ids):
+            held = by_id.get(node_id, [])
+            text, metadata = self.texts[index], self.metadatas[index]
+            if any(f.text == text and thaw_metadata(f.metadata) == metadata for f in held):
+                continue
+            todo.append(index)
+            replacing += [fact.id for fact in held]
+        return todo, {
+            "metadatas": [self.metadatas[i] for i in todo],
+            "namespace": self.namespace,
+            "valid_from": self.valid_from,
+            "speaker": self.speaker,
+            "replacing": list(dict.fromkeys(replacing)),
+            "merge_prose": False,
+        }
+
+    def ids(self, todo: Sequence[int], added: Sequence[Added]) -> list[str]:
+        """Each node's id: that of the node whose fact now carries it (its own, unless it was
+        keyed and restated exactly the value another node holds)."""
+        ids = list(self.node_ids)
+        for index, item in zip(todo, added, strict=True):
+            fact = next((w.fact for w in item.writes if w.fact is not None), None)
+            if fact is not None:
+                ids[index] = node_id_of(fact.id, fact.metadata)
+        return ids
 
 
 def _reopened(

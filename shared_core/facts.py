@@ -29,6 +29,11 @@ ObjectValue = str | int | float | bool
 DEFAULT_NAMESPACE = "default"
 MAX_TEXT_CHARS = 1_000_000
 MAX_NAME_CHARS = 1_000
+MAX_METADATA_BYTES = 1_000_000
+"""The most a fact's metadata may weigh, as UTF-8 JSON (docs/semantics.md#metadata-limits)."""
+MAX_METADATA_FIELDS = 1_000
+"""The most top-level fields a fact's metadata may hold: each is a filterable attribute the
+vector index keeps per row (Chroma's SQLite fails a write of about 8,000)."""
 
 _SPACES = re.compile(r"\s+")
 _RELATION_SEPARATORS = re.compile(r"[\s\-]+")
@@ -198,6 +203,7 @@ class Fact:
     def __post_init__(self) -> None:
         _validate_fact(self)
         object.__setattr__(self, "metadata", freeze_metadata(self.metadata, "metadata"))
+        check_metadata_size(self.metadata, "metadata")
 
     @classmethod
     def trusted(cls, **fields: Any) -> Fact:
@@ -440,6 +446,30 @@ def _freeze(value: object, path: str) -> Any:
         f"type {type(value).__name__} is not JSON-compatible",
         "use str, int, float, bool, None, lists and dicts (convert datetimes to ISO strings)",
     )
+
+
+def check_metadata_size(metadata: Mapping[str, Any], field_name: str) -> None:
+    """InvalidInputError naming ``field_name`` when ``metadata`` holds more than
+    :data:`MAX_METADATA_FIELDS` top-level fields or weighs more than
+    :data:`MAX_METADATA_BYTES` as UTF-8 JSON (values JSON cannot hold count as their repr)."""
+    fix = (
+        "keep metadata to what you filter and cite (ids, dates, tags): put long content in "
+        "the text, or in a store of your own with its id in the metadata"
+    )
+    if len(metadata) > MAX_METADATA_FIELDS:
+        raise InvalidInputError(
+            field_name,
+            f"has {len(metadata):,} fields, more than the limit of {MAX_METADATA_FIELDS:,}",
+            fix,
+        )
+    encoded = json.dumps(thaw_metadata(metadata), ensure_ascii=False, default=repr, skipkeys=True)
+    size = len(encoded.encode("utf-8", "surrogatepass"))
+    if size > MAX_METADATA_BYTES:
+        raise InvalidInputError(
+            field_name,
+            f"is {size:,} bytes as JSON, more than the limit of {MAX_METADATA_BYTES:,}",
+            fix,
+        )
 
 
 def thaw_metadata(value: object) -> Any:

@@ -316,18 +316,30 @@ class Ledger:
         """Undo: re-record a retired statement, or undo the retraction (or the judged prose
         supersession) that ended a fact."""
         with self._write(recorded_at) as batch:
-            rows = self._statements(fact_id)
-            believed = [row for row in rows if row.believed]
-            if not believed:  # re-record the last operation (a retraction may span streams)
-                latest = {(row.key_id, row.stream): row for row in rows}  # last per stream
-                last = rows[-1].recorded_at
-                outcomes = [batch.rerecord(r) for r in latest.values() if r.recorded_at == last]
-                return batch.result(combine(outcomes, Decision.RESTORED), fact_id)
-            if all(row.kind == KIND_RETRACTION for row in believed):
-                reason = Reason(ReasonKind.UNDONE, None, RULE_UNDO)
-                outcome = batch.withdraw(believed, reason, Decision.RESTORED)
-                return batch.result(outcome, fact_id)
-            return self._undo_ending(batch, believed[0])
+            return self._unretire(batch, fact_id)
+
+    def unretire_many(
+        self, fact_ids: Iterable[str], *, recorded_at: datetime | None = None
+    ) -> list[WriteResult]:
+        """:meth:`unretire` several statements in one transaction (all or, on any error,
+        none), in the order given; an id given twice is undone once."""
+        wanted = list(dict.fromkeys(fact_ids))
+        with self._write(recorded_at) as batch:
+            return [self._unretire(batch, fact_id) for fact_id in wanted]
+
+    def _unretire(self, batch: Batch, fact_id: str) -> WriteResult:
+        rows = self._statements(fact_id)
+        believed = [row for row in rows if row.believed]
+        if not believed:  # re-record the last operation (a retraction may span streams)
+            latest = {(row.key_id, row.stream): row for row in rows}  # last per stream
+            last = rows[-1].recorded_at
+            outcomes = [batch.rerecord(r) for r in latest.values() if r.recorded_at == last]
+            return batch.result(combine(outcomes, Decision.RESTORED), fact_id)
+        if all(row.kind == KIND_RETRACTION for row in believed):
+            reason = Reason(ReasonKind.UNDONE, None, RULE_UNDO)
+            outcome = batch.withdraw(believed, reason, Decision.RESTORED)
+            return batch.result(outcome, fact_id)
+        return self._undo_ending(batch, believed[0])
 
     def _undo_ending(self, batch: Batch, row: StatementRow) -> WriteResult:
         state = batch.stream(row.key_id, row.stream)

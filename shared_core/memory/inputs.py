@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from shared_core.errors import InvalidInputError, InvalidInputTypeError
-from shared_core.facts import Fact
+from shared_core.facts import Fact, check_metadata_size
 
 
 def check_text(value: object, field: str) -> str:
@@ -30,7 +30,9 @@ def check_text(value: object, field: str) -> str:
 
 
 def check_metadata(value: object, field: str) -> Mapping[str, Any]:
-    """``value`` if it is a mapping (``None``: an empty one), else InvalidInputTypeError."""
+    """``value`` if it is a mapping (``None``: an empty one) within the size limits
+    (:func:`~shared_core.facts.check_metadata_size`), checked before any extraction or
+    embedding; InvalidInputTypeError if it is no mapping."""
     if value is None:
         return {}
     if not isinstance(value, Mapping):
@@ -39,6 +41,7 @@ def check_metadata(value: object, field: str) -> Mapping[str, Any]:
             f"is of type {type(value).__name__}, not a mapping",
             'pass a dict of field -> value, e.g. {"source": "chat"}, or None',
         )
+    check_metadata_size(value, field)
     return value
 
 

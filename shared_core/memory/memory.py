@@ -44,7 +44,12 @@ from shared_core.memory.index_mirror import IndexMirror
 from shared_core.memory.inputs import check_metadata, check_text, checked_items
 from shared_core.memory.options import CONTEXT_K, SearchChanges, SearchOptions
 from shared_core.memory.reader import Reader
-from shared_core.memory.selection import matching_statement_ids, select_facts
+from shared_core.memory.selection import (
+    Withdrawals,
+    matching_statement_ids,
+    select_facts,
+    withdrawals,
+)
 from shared_core.memory.twins import async_twin
 from shared_core.memory.writer import Item, Writer
 from shared_core.recency import RecencyBuffer
@@ -476,6 +481,40 @@ class TemporalMemory:
         return self._writer.apply(lambda: self.ledger.unretire(fact_id))
 
     aunretire = async_twin(unretire)
+
+    def withdrawals(
+        self,
+        where: Filter | Mapping[str, Any] | None,
+        *,
+        namespace: str = DEFAULT_NAMESPACE,
+        per: str | None = None,
+    ) -> Withdrawals:
+        """What :meth:`restore_where` would undo: the statements of the namespace matching
+        ``where``, grouped by their attribute ``per`` (``None``: each fact id alone), which
+        groups exist at all and which hold a believed statement. Linear in the statements."""
+        return withdrawals(self.ledger, as_filter(where), namespace=namespace, per=per)
+
+    awithdrawals = async_twin(withdrawals)
+
+    def restore_where(
+        self,
+        where: Filter | Mapping[str, Any] | None,
+        *,
+        namespace: str = DEFAULT_NAMESPACE,
+        per: str | None = None,
+    ) -> list[WriteResult]:
+        """Undo :meth:`retire_where`, in one transaction: for each group of the statements
+        matching ``where`` (see :meth:`withdrawals`) that holds no believed statement, the
+        statements its latest withdrawal retired are recorded again, as new, as
+        :meth:`unretire` does (history keeps the withdrawn records and the withdrawal; what
+        the key rule decides, it decides again). Groups holding a believed statement are left
+        as they are."""
+        condition = as_filter(where)
+        with self._lock:
+            ids = withdrawals(self.ledger, condition, namespace=namespace, per=per).restorable
+            return self._writer.apply_all(lambda: self.ledger.unretire_many(ids) if ids else [])
+
+    arestore_where = async_twin(restore_where)
 
     def declare(self, relation: str, cardinality: Cardinality | str) -> None:
         """Declare a relation ONE (a new object supersedes; the default) or MANY."""

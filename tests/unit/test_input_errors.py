@@ -15,7 +15,7 @@ from llamaindex_temporal import TemporalVectorStore as LlamaTemporalVectorStore
 from shared_core.clock import ManualClock, to_datetime
 from shared_core.embedders.base import HashingEmbedder
 from shared_core.errors import InvalidInputError, InvalidInputTypeError
-from shared_core.facts import Fact
+from shared_core.facts import MAX_METADATA_BYTES, MAX_METADATA_FIELDS, Fact
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import MemoryConfig, SearchOptions, TemporalMemory
@@ -222,3 +222,74 @@ async def test_add_takes_a_fact_again_after_the_text_checks_refused_it(
     with pytest.raises(InvalidInputError, match="subject") as raised:
         memory.add(berlin, subject="bo")
     assert raised.value.field == "subject"
+
+
+# ---------------------------------------------------------------- metadata size limits
+HUGE = {
+    "1 MB string": {"blob": "x" * 1_000_000},
+    "10,000 keys": {f"k{i}": i for i in range(10_000)},
+}
+
+
+@pytest.mark.parametrize("metadata", list(HUGE.values()), ids=list(HUGE))
+def test_huge_metadata_is_refused_by_name_and_nothing_is_stored(
+    memory: TemporalMemory, metadata: dict[str, object]
+) -> None:
+    """Before: a 1 MB value was stored, and 10,000 keys committed to the ledger and then broke
+    the Chroma index (IndexSyncError) for every later write."""
+    revision = memory.ledger.revision()
+    with pytest.raises(InvalidInputError, match="more than the limit") as added:
+        memory.add("a note", metadata=metadata)
+    assert added.value.field == "metadata"
+    with pytest.raises(InvalidInputError, match="more than the limit") as keyed:
+        memory.add("Maria lives in Porto.", subject="Maria", relation="lives in", object="Porto",
+                   metadata=metadata)  # fmt: skip
+    assert keyed.value.field == "metadata"
+    with pytest.raises(InvalidInputError) as many:
+        memory.add_many(["fine", "too much"], metadatas=[{}, metadata])
+    assert many.value.field == "metadatas[1]"
+    with pytest.raises(InvalidInputError) as fact:
+        Fact(text="a note", metadata=metadata)
+    assert fact.value.field == "metadata"
+    assert "a store of your own" in fact.value.fix
+    assert memory.ledger.revision() == revision
+    assert memory.as_of() == []
+
+
+def test_metadata_at_the_limits_is_stored(memory: TemporalMemory) -> None:
+    at_limit = {f"k{i}": i for i in range(MAX_METADATA_FIELDS)}
+    memory.add("many fields", metadata=at_limit)
+    blob = {"blob": "x" * (MAX_METADATA_BYTES - len('{"blob": ""}'))}
+    memory.add("a big field", metadata=blob)
+    with pytest.raises(InvalidInputError, match="1,000,001 bytes"):
+        memory.add("one byte more", metadata={"blob": blob["blob"] + "x"})
+    with pytest.raises(InvalidInputError, match="1,001 fields"):
+        memory.add("one field more", metadata={**at_limit, "one more": 1})
+    assert sorted(f.text for f in memory.as_of()) == ["a big field", "many fields"]
+
+
+async def test_huge_metadata_is_refused_by_both_vector_stores_naming_the_item(
+    memory: TemporalMemory,
+) -> None:
+    from langchain_core.documents import Document
+    from llama_index.core.schema import TextNode
+
+    revision = memory.ledger.revision()
+    huge = HUGE["10,000 keys"]
+    langchain = TemporalVectorStore(memory)
+    documents = [Document("fine"), Document("too much", id="big", metadata=huge)]
+    with pytest.raises(InvalidInputError, match="fields") as caught:
+        langchain.add_documents(documents)
+    assert caught.value.field == "documents[1] (big).metadata"
+    with pytest.raises(InvalidInputError, match="fields") as acaught:
+        await langchain.aadd_documents(documents)
+    assert acaught.value.field == "documents[1] (big).metadata"
+    llama = LlamaTemporalVectorStore(memory)
+    nodes = [TextNode(id_="ok", text="fine"), TextNode(id_="big", text="too", metadata=huge)]
+    with pytest.raises(InvalidInputError, match="fields") as node:
+        llama.add(nodes)
+    assert node.value.field == "nodes[1] (id 'big').metadata"
+    with pytest.raises(InvalidInputError, match="fields") as anode:
+        await llama.async_add(nodes)
+    assert anode.value.field == "nodes[1] (id 'big').metadata"
+    assert memory.ledger.revision() == revision

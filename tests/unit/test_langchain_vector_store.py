@@ -4,6 +4,7 @@ texts, MMR, bad search options, sync/async parity)."""
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -155,6 +156,68 @@ def test_delete_withdraws_and_keeps_history(store: TemporalVectorStore, clock: M
     assert [d.id for d in then] == ["new"]
 
 
+def test_a_deleted_document_can_be_restored_without_a_known_at_search(
+    store: TemporalVectorStore, memory: TemporalMemory, clock: ManualClock
+) -> None:
+    """Undoing delete(ids) had no direct way: only a known_at search showed the text."""
+    store.add_documents([home("Berlin", 2019), home("Lisbon", 2022)], ids=["old", "new"])
+    store.add_texts(["The office opens at nine."], ids=["office"])
+    clock.advance(timedelta(days=1))
+    store.delete(["new", "office"])
+    clock.advance(timedelta(days=1))
+    deleted = clock.now()
+    clock.advance(timedelta(days=1))
+    assert store.restore(["new", "office"]) is True
+    assert [d.id for d in store.get_by_ids(["new", "office"])] == ["new", "office"]
+    now = store.similarity_search(QUESTION, k=5, where=MARIA)
+    assert [d.id for d in now] == ["new"], "the key rule supersedes Berlin again"
+    then = store.similarity_search(QUESTION, k=5, where=MARIA, known_at=deleted)
+    assert [d.id for d in then] == ["old"], "history keeps the delete"
+    statements, _ = memory.ledger.export()
+    withdrawn = [row for row in statements if not row.believed]
+    assert len(withdrawn) == 2, "the withdrawn records stay, the restored ones are new"
+    assert store.restore(["new"]) is False, "a current Document is left as it is"
+
+
+def test_restore_brings_back_what_the_last_delete_withdrew_not_what_a_rewrite_replaced(
+    store: TemporalVectorStore, clock: ManualClock
+) -> None:
+    store.add_documents([Document("first draft", metadata={"n": 1})], ids=["doc"])
+    clock.advance(timedelta(days=1))
+    store.add_documents([Document("final text", metadata={"n": 2})], ids=["doc"])
+    clock.advance(timedelta(days=1))
+    store.delete(["doc"])
+    clock.advance(timedelta(days=1))
+    assert store.restore(["doc"]) is True
+    assert store.get_by_ids(["doc"]) == [Document("final text", id="doc", metadata={"n": 2})]
+    store.delete(["doc"])
+    store.add_documents([Document("written again")], ids=["doc"])
+    assert store.restore(["doc"]) is False, "written again since the delete: it is current"
+    assert texts(store.get_by_ids(["doc"])) == ["written again"]
+
+
+def test_restoring_an_unknown_id_is_refused_by_name_and_restores_nothing(
+    memory: TemporalMemory,
+) -> None:
+    store = TemporalVectorStore(memory, namespace="notes")
+    store.add_texts(["a note"], ids=["note"])
+    store.delete(["note"])
+    revision = memory.ledger.revision()
+    with pytest.raises(InvalidInputError, match="names no Document") as unknown:
+        store.restore(["note", "never-written"])
+    assert unknown.value.field == "ids[1]"
+    with pytest.raises(InvalidInputError) as elsewhere:
+        store.restore(["note"], namespace="default")
+    assert elsewhere.value.field == "ids[0]"
+    with pytest.raises(InvalidInputError, match="name the Documents"):
+        store.restore(None)  # type: ignore[arg-type]
+    assert memory.ledger.revision() == revision
+    assert store.get_by_ids(["note"]) == []
+    assert store.restore([]) is False
+    assert store.restore(["note"]) is True
+    assert texts(store.get_by_ids(["note"])) == ["a note"]
+
+
 def test_delete_without_ids_withdraws_the_namespace(memory: TemporalMemory) -> None:
     store = TemporalVectorStore(memory, namespace="scratch")
     kept = TemporalVectorStore(memory)
@@ -254,7 +317,8 @@ def test_bad_documents_and_ids_are_refused_by_name(store: TemporalVectorStore) -
     [
         ({"valid_at": "yesterday"}, "search_kwargs['valid_at']"),
         ({"known_at": datetime(2024, 1, 1)}, "search_kwargs['known_at']"),  # noqa: DTZ001
-        ({"filter": {"source": "x"}}, "search_kwargs['filter']"),
+        ({"filter": lambda document: True}, "search_kwargs['filter']"),
+        ({"fliter": {"source": "x"}}, "search_kwargs['fliter']"),
         ({"k": 0}, "search_kwargs['k']"),
         ({"include_history": "yes"}, "search_kwargs['include_history']"),
         ({"namespace": ""}, "search_kwargs['namespace']"),
@@ -270,11 +334,114 @@ def test_bad_search_kwargs_are_refused_when_the_retriever_is_made(
 
 
 def test_a_bad_search_keyword_names_itself(store: TemporalVectorStore) -> None:
-    with pytest.raises(InvalidInputError, match=r"^filter: is not a search option") as caught:
-        store.similarity_search("foo", filter={"a": 1})
+    with pytest.raises(InvalidInputError, match=r"^fliter: is not a search option") as caught:
+        store.similarity_search("foo", fliter={"a": 1})
     assert "where" in caught.value.fix
     with pytest.raises(InvalidInputError, match=r"^valid_at: "):
         store.similarity_search("foo", valid_at="not a time")
+
+
+def notes(store: TemporalVectorStore) -> None:
+    store.add_texts(
+        ["Maria lives in Lisbon.", "Maria lives in Porto.", "Maria works in Porto."],
+        [{"source": "chat"}, {"source": "mail"}, {"source": "chat"}],
+        ids=["lisbon", "porto", "work"],
+    )
+
+
+async def test_langchains_filter_keyword_filters_as_where_does(store: TemporalVectorStore) -> None:
+    """Chroma, PGVector and generic callers pass ``filter=``; it was refused as unknown."""
+    notes(store)
+    chat = {"source": "chat"}
+    expected = ["lisbon", "work"]
+    vector = store.embeddings.embed_query(QUESTION)
+
+    def ids(documents: list[Document]) -> list[str]:
+        return sorted(str(document.id) for document in documents)
+
+    assert ids(store.similarity_search(QUESTION, k=3, where=chat)) == expected
+    assert ids(store.similarity_search(QUESTION, k=3, filter=chat)) == expected
+    scored = store.similarity_search_with_score(QUESTION, k=3, filter=chat)
+    assert ids([document for document, _ in scored]) == expected
+    assert ids(store.max_marginal_relevance_search(QUESTION, k=3, filter=chat)) == expected
+    assert ids(store.similarity_search_by_vector(vector, k=3, filter=chat)) == expected
+    assert ids(await store.asimilarity_search(QUESTION, k=3, filter=chat)) == expected
+    ascored = await store.asimilarity_search_with_score(QUESTION, k=3, filter=chat)
+    assert ids([document for document, _ in ascored]) == expected
+    assert ids(await store.amax_marginal_relevance_search(QUESTION, k=3, filter=chat)) == expected
+    retriever = store.as_retriever(search_kwargs={"k": 3, "filter": chat})
+    assert ids(retriever.invoke(QUESTION)) == expected
+    assert ids(await retriever.ainvoke(QUESTION)) == expected
+    assert ids(store.similarity_search(QUESTION, k=3, filter=chat, where=chat)) == expected
+    assert ids(store.similarity_search(QUESTION, k=3, filter=None)) == ["lisbon", "porto", "work"]
+
+
+@pytest.mark.parametrize(
+    ("chroma_style", "expected"),
+    [
+        ({"source": {"$eq": "chat"}}, ["lisbon", "work"]),
+        ({"source": {"$ne": "chat"}}, ["porto"]),
+        ({"source": {"$in": ["mail"]}}, ["porto"]),
+        ({"source": {"$nin": ["mail"]}}, ["lisbon", "work"]),
+        ({"rank": {"$gt": 1, "$lte": 3}}, ["porto", "work"]),
+        ({"rank": {"$gte": 3}, "source": "chat"}, ["work"]),
+        ({"rank": {"$lt": 2}}, ["lisbon"]),
+        ({"$and": [{"source": "chat"}, {"rank": {"$gte": 2}}]}, ["work"]),
+        ({"$or": [{"source": "mail"}, {"rank": 1}]}, ["lisbon", "porto"]),
+    ],
+)
+def test_chroma_and_pgvector_style_filter_operators_are_read(
+    store: TemporalVectorStore, chroma_style: dict[str, Any], expected: list[str]
+) -> None:
+    """Generic callers written for Chroma or PGVector pass these operators in ``filter``."""
+    store.add_texts(
+        ["Maria lives in Lisbon.", "Maria lives in Porto.", "Maria works in Porto."],
+        [
+            {"source": "chat", "rank": 1},
+            {"source": "mail", "rank": 2},
+            {"source": "chat", "rank": 3},
+        ],
+        ids=["lisbon", "porto", "work"],
+    )
+    found = store.similarity_search(QUESTION, k=5, filter=chroma_style)
+    assert sorted(str(document.id) for document in found) == expected
+
+
+@pytest.mark.parametrize(
+    ("bad", "field", "words"),
+    [
+        ({"source": {"$like": "c%"}}, "filter['source']", "'$like' is not supported"),
+        ({"$not": {"source": "chat"}}, "filter['$not']", "not a supported operator"),
+        ({"$and": []}, "filter['$and']", "non-empty list"),
+        ({"$or": [{"source": "chat"}, {}]}, "filter['$or'][1]", "is empty"),
+        ({"source": {}}, "filter['source']", "empty dict"),
+        ({"rank": {"$gt": "two"}}, "filter['rank']", "compares numbers only"),
+    ],
+)
+def test_unsupported_filter_operators_are_refused_by_name(
+    store: TemporalVectorStore, bad: dict[str, Any], field: str, words: str
+) -> None:
+    with pytest.raises(InvalidInputError, match=re.escape(words)) as caught:
+        store.similarity_search(QUESTION, filter=bad)
+    assert caught.value.field == field
+
+
+def test_filter_and_where_that_differ_or_a_callable_filter_are_refused_by_name(
+    store: TemporalVectorStore,
+) -> None:
+    notes(store)
+    with pytest.raises(InvalidInputError, match="differ") as both:
+        store.similarity_search(QUESTION, filter={"source": "chat"}, where={"source": "mail"})
+    assert both.value.field == "filter, where"
+    with pytest.raises(InvalidInputError, match="callable") as predicate:
+        store.similarity_search(QUESTION, filter=lambda document: True)
+    assert predicate.value.field == "filter"
+    with pytest.raises(InvalidInputError) as retriever:
+        store.as_retriever(search_kwargs={"filter": lambda document: True})
+    assert retriever.value.field == "search_kwargs['filter']"
+    with pytest.raises(InvalidInputError) as listed:
+        store.similarity_search(QUESTION, filter=["chat"])
+    assert listed.value.field == "filter"
 
 
 def test_the_retriever_keeps_langchains_own_keywords(store: TemporalVectorStore) -> None:
@@ -375,6 +542,10 @@ async def test_async_and_sync_agree(clock: ManualClock) -> None:
     assert await native.aget_by_ids([*ids, "n"]) == plain.get_by_ids([*ids, "n"])
     assert await native.adelete(["new"]) is plain.delete(["new"]) is True
     assert await native.asimilarity_search(QUESTION, k=3) == plain.similarity_search(QUESTION, k=3)
+    assert await native.arestore(["new"]) is plain.restore(["new"]) is True
+    assert await native.asimilarity_search(QUESTION, k=3) == plain.similarity_search(QUESTION, k=3)
+    assert await native.arestore(["new"]) is plain.restore(["new"]) is False
+    assert await native.adelete(["new"]) is plain.delete(["new"]) is True
     retriever = native.as_retriever(search_kwargs={"valid_at": "2020-06-01T00:00:00Z"})
     assert [d.id for d in await retriever.ainvoke(QUESTION)] == ["old"]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -25,7 +26,7 @@ from llamaindex_temporal import (
 )
 from shared_core.detectors.llm import LLMConflictDetector
 from shared_core.embedders.base import Embedder, HashingEmbedder
-from shared_core.errors import EmbedderError, InvalidInputError
+from shared_core.errors import EmbedderError, InvalidInputError, NotPicklableError
 from shared_core.facts import Fact
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.judging.llm import LLMExtractor
@@ -102,6 +103,17 @@ def test_round_trip_through_both_bridges_drives_a_memory() -> None:
             )
         )
     )
+
+
+def test_pickling_a_llama_index_embedder_raises_not_picklable_error_a_type_error() -> None:
+    """wrapt's NotImplementedError escaped before, so code catching TypeError missed it."""
+    embedder = LlamaIndexEmbedder(MockEmbedding(embed_dim=8), name="mock-8")
+    with pytest.raises(TypeError) as refused:
+        pickle.dumps(embedder)
+    assert isinstance(refused.value, NotPicklableError)
+    assert refused.value.what == "LlamaIndexEmbedder"
+    assert "LlamaIndexEmbedder(embed_model) again" in refused.value.fix
+    assert issubclass(NotPicklableError, TypeError)
 
 
 class Failing(MockEmbedding):

@@ -233,11 +233,94 @@ def test_a_node_without_a_source_is_its_own_document(store: TemporalVectorStore)
     assert ask(store) == []
 
 
-def test_identical_prose_from_two_documents_is_one_fact(store: TemporalVectorStore) -> None:
-    """The core stores repeated prose once; the fact keeps the first node's id and document."""
-    assert store.add([node("one", "Shared footer text.", "doc-1")]) == ["one"]
-    assert store.add([node("two", "Shared footer text.", "doc-2")]) == ["two"]
-    assert [n.node_id for n in store.get_nodes()] == ["one"]
+FOOTER = "Shared footer text."
+
+
+def footers(store: TemporalVectorStore) -> None:
+    """A chunk repeated in two documents: before, the core merged it into the first one."""
+    assert store.add([node("one", FOOTER, "doc-1")]) == ["one"]
+    assert store.add([node("two", FOOTER, "doc-2")]) == ["two"]
+
+
+def found(store: TemporalVectorStore, **query: Any) -> list[tuple[str, str | None]]:
+    asked = VectorStoreQuery(query_str=FOOTER, similarity_top_k=5, **query)
+    return sorted((n.node_id, n.ref_doc_id) for n in store.query(asked).nodes or [])
+
+
+def test_get_nodes_finds_both_nodes_of_identical_text(store: TemporalVectorStore) -> None:
+    footers(store)
+    assert sorted(n.node_id for n in store.get_nodes()) == ["one", "two"]
+    assert [n.node_id for n in store.get_nodes(["two"])] == ["two"]
+    assert [n.ref_doc_id for n in store.get_nodes(["two"])] == ["doc-2"]
+
+
+def test_a_chunk_repeated_in_a_second_document_is_found_by_doc_ids(
+    store: TemporalVectorStore,
+) -> None:
+    footers(store)
+    assert found(store, doc_ids=["doc-2"]) == [("two", "doc-2")]
+    assert found(store, doc_ids=["doc-1"]) == [("one", "doc-1")]
+    assert found(store) == [("one", "doc-1"), ("two", "doc-2")]
+
+
+def test_deleting_the_second_document_removes_only_its_repeated_chunk(
+    store: TemporalVectorStore,
+) -> None:
+    footers(store)
+    store.delete("doc-2")
+    assert found(store) == [("one", "doc-1")]
+
+
+def test_deleting_the_first_document_leaves_the_seconds_repeated_chunk(
+    store: TemporalVectorStore,
+) -> None:
+    footers(store)
+    store.delete("doc-1")
+    assert found(store) == [("two", "doc-2")]
+    assert [n.node_id for n in store.get_nodes()] == ["two"]
+
+
+def test_a_node_added_again_is_replaced_or_left_as_it_is(
+    store: TemporalVectorStore, memory: TemporalMemory
+) -> None:
+    """Each node is a statement of its own now, so a node id written again must not add one."""
+    footers(store)
+    revision = memory.ledger.revision()
+    assert store.add([node("one", FOOTER, "doc-1")]) == ["one"]
+    assert memory.ledger.revision() == revision, "unchanged: nothing written"
+    assert store.add([node("one", "A new footer.", "doc-1")]) == ["one"]
+    assert sorted((n.node_id, n.text) for n in store.get_nodes()) == [
+        ("one", "A new footer."),
+        ("two", FOOTER),
+    ]
+
+
+async def test_identical_nodes_async_and_sync_agree(clock: ManualClock) -> None:
+    def fresh() -> TemporalVectorStore:
+        return TemporalVectorStore(
+            TemporalMemory(
+                ledger=InMemoryLedger(clock=clock),
+                index=NumpyIndex(),
+                config=MemoryConfig(embedder=HashingEmbedder(64), clock=clock),
+            )
+        )
+
+    plain, native = fresh(), fresh()
+    nodes = [node("one", FOOTER, "doc-1"), node("two", FOOTER, "doc-2")]
+    keyed = [lives("a", "Porto", 2024, "doc-1"), lives("b", "Porto", 2024, "doc-2")]
+    assert plain.add(nodes) == await native.async_add(nodes) == ["one", "two"]
+    assert plain.add(keyed) == await native.async_add(keyed) == ["a", "a"]
+    assert plain.add(nodes) == await native.async_add(nodes) == ["one", "two"]
+    assert found(plain, doc_ids=["doc-2"]) == found(native, doc_ids=["doc-2"])
+
+
+def test_a_keyed_node_restating_another_nodes_value_is_that_nodes_statement(
+    store: TemporalVectorStore,
+) -> None:
+    """The ledger keeps one statement of an exact restatement: add names the node holding it."""
+    assert store.add([lives("a", "Porto", 2024, "doc-1")]) == ["a"]
+    assert store.add([lives("b", "Porto", 2024, "doc-2")]) == ["a"]
+    assert [n.node_id for n in store.get_nodes()] == ["a"]
 
 
 async def test_async_methods_run_the_memory_off_the_event_loop(

@@ -11,7 +11,7 @@ import pytest
 from shared_core.clock import ManualClock
 from shared_core.detectors.key import KeyConflictDetector
 from shared_core.embedders.base import HashingEmbedder
-from shared_core.errors import InvalidInputError
+from shared_core.errors import FactNotFoundError, InvalidInputError
 from shared_core.index.numpy_index import NumpyIndex
 from shared_core.ledger import InMemoryLedger
 from shared_core.memory import MemoryConfig, TemporalMemory
@@ -104,3 +104,38 @@ async def test_the_async_twins_agree(memory: TemporalMemory) -> None:
     by_vector = await memory.asearch_by_vector(vector, k=1)
     assert by_vector == await asyncio.to_thread(memory.search_by_vector, vector, k=1)
     assert await memory.avectors(list(added.fact_ids)) == memory.vectors(list(added.fact_ids))
+
+
+def test_restore_where_undoes_each_groups_latest_withdrawal_in_one_transaction(
+    memory: TemporalMemory, clock: ManualClock
+) -> None:
+    memory.add_many(
+        ["draft one", "draft two", "kept"],
+        metadatas=[{"doc": "a"}, {"doc": "b"}, {"doc": "c"}],
+        merge_prose=False,
+    )
+    clock.advance(timedelta(days=1))
+    memory.retire_where({"doc": "a"})
+    clock.advance(timedelta(days=1))
+    memory.retire_where({"doc": "b"})
+    found = memory.withdrawals(None, per="doc")
+    assert found.found == {"a", "b", "c"}
+    assert found.current == {"c"}
+    assert len(found.restorable) == 2
+    results = memory.restore_where(None, per="doc")
+    assert [r.decision.value for r in results] == ["restored", "restored"]
+    assert sorted(texts(memory, "draft")) == ["draft one", "draft two", "kept"]
+    assert memory.restore_where(None, per="doc") == [], "nothing is withdrawn any more"
+
+
+def test_unretire_many_restores_all_or_none(memory: TemporalMemory) -> None:
+    added = memory.add_many(["one note", "two notes"], merge_prose=False)
+    ids = [fact_id for item in added for fact_id in item.fact_ids]
+    memory.retire_where(None)
+    revision = memory.ledger.revision()
+    with pytest.raises(FactNotFoundError):
+        memory.ledger.unretire_many([ids[0], "no-such-fact"])
+    assert memory.ledger.revision() == revision
+    assert texts(memory, "note") == []
+    memory.ledger.unretire_many(ids)
+    assert sorted(texts(memory, "note")) == ["one note", "two notes"]
