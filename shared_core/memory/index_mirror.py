@@ -20,6 +20,10 @@ from shared_core.memory.index_sync import IndexSync
 
 logger = logging.getLogger(__name__)
 
+DEFERRED_WRITES = 256
+"""Writes whose index catch-up may wait for the next read (:meth:`IndexMirror.defer`); the
+next deferred write then catches up (one batch for all of them)."""
+
 
 class IndexMirror:
     """A memory's index kept up with its ledger: catches up only when the ledger committed
@@ -32,6 +36,8 @@ class IndexMirror:
         self._embedder = embedder
         self._sync = IndexSync(ledger, index, embedder)
         self._synced_at: tuple[int, int] | None = None  # ledger revision the index mirrors
+        self._pending: dict[str, Vector] = {}  # vectors of deferred writes' texts
+        self._deferred = 0  # writes deferred since the last catch-up
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """The embedder's vectors for new statements' ``texts`` (see :meth:`IndexSync.embed`)."""
@@ -40,12 +46,37 @@ class IndexMirror:
     def catch_up(self, vectors: Mapping[str, Vector] | None = None) -> None:
         """Apply the ledger's changes to the index, unless nothing committed since the last
         successful catch-up (the ledger's revision is unchanged: then there is nothing to do).
-        ``vectors`` maps texts just embedded to their vectors (they are not embedded again)."""
+        ``vectors`` maps texts just embedded to their vectors (they are not embedded again,
+        nor are those of deferred writes)."""
         revision = self._ledger.revision()
         if revision == self._synced_at:
             return
-        self._synced(lambda: self._sync.catch_up(vectors))
+        fresh = {**self._pending, **vectors} if vectors else dict(self._pending)
+        self._synced(lambda: self._sync.catch_up(fresh))
         self._synced_at = revision
+        self._pending.clear()
+        self._deferred = 0
+
+    def defer(self, vectors: Mapping[str, Vector]) -> None:
+        """Leave a committed write's catch-up to the next read, write or close (``vectors``,
+        its texts' vectors, are kept until then); once :data:`DEFERRED_WRITES` writes wait,
+        catch up now, all of them in one batch."""
+        self._pending.update(vectors)
+        self._deferred += 1
+        if self._deferred >= DEFERRED_WRITES:
+            self.catch_up()
+
+    def flush(self) -> None:
+        """Catch up on deferred writes, if any (on close): a failure is logged, not raised (the
+        ledger holds the writes; the next open or search applies them)."""
+        if not self._deferred:
+            return
+        try:
+            self.catch_up()
+        except TemporalRagError as exc:
+            self._pending.clear()
+            self._deferred = 0
+            logger.warning("deferred index writes were not applied on close: %s", exc)
 
     def reconcile(self, *, full: bool) -> ReconcileReport:
         """Catch up (``full``: rebuild, then check the storage) whatever the revision says.
@@ -54,8 +85,13 @@ class IndexMirror:
         damaged folder), the index is moved aside, never deleted (logged, and named in
         ``ReconcileReport.moved_to``), and rebuilt from the ledger in a new one."""
         if not full:
-            return self._synced(self._sync.catch_up)
+            report = self._synced(lambda: self._sync.catch_up(self._pending))
+            self._pending.clear()
+            self._deferred = 0
+            return report
         index = self._index
+        self._pending.clear()  # a rebuild reads every vector from the index (or embeds it)
+        self._deferred = 0
         try:
             report = self._sync.rebuild()
             if isinstance(index, SetAsideIndex):
