@@ -15,13 +15,17 @@ Stores, each measured in the same run:
 
 Each put writes a new value to one of ``KEYS`` items (a new item on the first pass, then a new
 version); each delete removes an item put just before (outside the timing); each get reads one.
+``5 puts + search`` is five puts and one ``search(query=...)``: what a query search after writes
+costs, the index catching up on them then (LangGraph's stores and the floor: puts and a listing).
 The summary prints the median ms per op and each store's ratio to LangGraph's stores and the
-floor. ``make bench-langgraph``; under ``--benchmark-disable`` each workload runs once.
+floor. ``make bench-langgraph`` (``LANGGRAPH_BENCH_ROUNDS=...``, default 60 rounds per figure);
+under ``--benchmark-disable`` each workload runs once.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from itertools import count
@@ -38,7 +42,7 @@ from shared_core.embedders.minilm import MiniLMEmbedder
 from shared_core.memory import MemoryConfig
 
 KEYS = 50
-ROUNDS = 60
+ROUNDS = int(os.environ.get("LANGGRAPH_BENCH_ROUNDS", "60"))
 NAMESPACE = ("users", "ana", "memories")
 STORES = [
     "temporal, index",
@@ -47,7 +51,7 @@ STORES = [
     "langgraph InMemoryStore",
     "sqlite floor",
 ]
-OPS = ["put", "get", "delete"]
+OPS = ["put", "get", "delete", "5 puts + search"]
 BASELINES = ("langgraph SqliteStore", "langgraph InMemoryStore", "sqlite floor")
 
 
@@ -105,7 +109,7 @@ def medians(figures: list[str]) -> Iterator[dict[tuple[str, str], float]]:
                 for base in BASELINES
                 if base != store and (base, op) in found
             ]
-            figures.append(f"  {op:6} {store:24} {ms:8.3f} ms  ({'; '.join(ratios)})")
+            figures.append(f"  {op:15} {store:24} {ms:8.3f} ms  ({'; '.join(ratios)})")
 
 
 def open_store(name: str, folder: Path, embedder: MiniLMEmbedder) -> Any:
@@ -178,6 +182,23 @@ def test_delete(
         benchmark.pedantic(timed, setup=setup, rounds=ROUNDS, iterations=1)
     medians[name, "delete"] = median_seconds(benchmark, timed)[0]
     assert _value(opened, keys[-1]) is None
+
+
+def test_puts_then_search(
+    benchmark: Any, store: tuple[str, Any], medians: dict[tuple[str, str], float]
+) -> None:
+    name, opened = store
+    serial = count()
+
+    def puts_then_search() -> object:
+        for _ in range(5):
+            n = next(serial)
+            opened.put(NAMESPACE, f"k{n % KEYS}", {"text": f"Ana now says {n} about it", "n": n})
+        if isinstance(opened, BaseStore):
+            return opened.search(NAMESPACE, query="What did Ana say?", limit=5)
+        return [opened.get(NAMESPACE, f"k{i}") for i in range(5)]
+
+    run(benchmark, medians, name, "5 puts + search", puts_then_search)
 
 
 def run(
