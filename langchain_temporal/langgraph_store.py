@@ -128,7 +128,7 @@ class TemporalStore(BaseStore):
             InvalidInputError: ``config.prose_judge`` is set: the store writes only keyed items
                 (keyed by namespace and key), so a prose judge would load and never act.
         """
-        if config is not None and getattr(config, "prose_judge", None) is not None:
+        if isinstance(config, MemoryConfig) and config.prose_judge is not None:
             raise InvalidInputError(
                 "config.prose_judge",
                 "is set, but a TemporalStore writes only items keyed by (namespace, key), "

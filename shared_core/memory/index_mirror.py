@@ -15,6 +15,7 @@ from shared_core.embedders.base import Embedder
 from shared_core.errors import IndexSyncError, TemporalRagError, VectorIndexError
 from shared_core.index.base import SetAsideIndex, Vector, VectorIndex
 from shared_core.ledger.protocol import LedgerStore
+from shared_core.ledger.results import WriteResult
 from shared_core.memory.hits import ReconcileReport
 from shared_core.memory.index_sync import IndexSync
 
@@ -36,7 +37,7 @@ class IndexMirror:
         self._embedder = embedder
         self._sync = IndexSync(ledger, index, embedder)
         self._synced_at: tuple[int, int] | None = None  # ledger revision the index mirrors
-        self._pending: dict[str, Vector] = {}  # vectors of deferred writes' texts
+        self._pending: dict[str, Vector] = {}  # deferred writes' vectors, by fact id
         self._deferred = 0  # writes deferred since the last catch-up
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
@@ -51,17 +52,20 @@ class IndexMirror:
         revision = self._ledger.revision()
         if revision == self._synced_at:
             return
-        fresh = {**self._pending, **vectors} if vectors else dict(self._pending)
-        self._synced(lambda: self._sync.catch_up(fresh))
+        self._synced(lambda: self._sync.catch_up(vectors, known=self._pending))
         self._synced_at = revision
         self._pending.clear()
         self._deferred = 0
 
-    def defer(self, vectors: Mapping[str, Vector]) -> None:
-        """Leave a committed write's catch-up to the next read, write or close (``vectors``,
-        its texts' vectors, are kept until then); once :data:`DEFERRED_WRITES` writes wait,
-        catch up now, all of them in one batch."""
-        self._pending.update(vectors)
+    def defer(self, vectors: Mapping[str, Vector], results: Sequence[WriteResult]) -> None:
+        """Leave a committed write's catch-up to the next read, write or close: the vectors of
+        its facts' texts (``vectors``) are kept until then, by fact id (two writes' equal texts
+        may have different vectors); once :data:`DEFERRED_WRITES` writes wait, catch up now,
+        all of them in one batch."""
+        for result in results:
+            fact = result.fact
+            if fact is not None and fact.text in vectors:
+                self._pending[fact.id] = vectors[fact.text]
         self._deferred += 1
         if self._deferred >= DEFERRED_WRITES:
             self.catch_up()
@@ -85,7 +89,7 @@ class IndexMirror:
         damaged folder), the index is moved aside, never deleted (logged, and named in
         ``ReconcileReport.moved_to``), and rebuilt from the ledger in a new one."""
         if not full:
-            report = self._synced(lambda: self._sync.catch_up(self._pending))
+            report = self._synced(lambda: self._sync.catch_up(known=self._pending))
             self._pending.clear()
             self._deferred = 0
             return report

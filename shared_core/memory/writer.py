@@ -436,7 +436,7 @@ class Writer:
         at the next read, write or close."""
         self._reader.remember(results, vectors)
         if defer_index:
-            self._mirror.defer(vectors)
+            self._mirror.defer(vectors, results)
         else:
             self._mirror.catch_up(vectors)
 

@@ -110,3 +110,17 @@ def test_deferred_writes_sync_and_async_agree() -> None:
         return before + index.batches, found
 
     assert run(False) == run(True) == ([3], ["bo lives in Oslo"])
+
+
+def test_equal_texts_of_two_deferred_writes_keep_their_own_vectors() -> None:
+    """Deferred vectors were kept by text: a later write of the same text with another vector
+    (a LangGraph item put with index=False beside an indexed one) replaced the first's."""
+    memory = memory_with(CountingIndex(), HashingEmbedder())
+    one, two = [1.0] + [0.0] * 63, [0.0, 1.0] + [0.0] * 62
+    first = Fact(text="same words", subject="a", relation="says", object="x")
+    second = Fact(text="same words", subject="b", relation="says", object="x")
+    a = memory.add_many([first], vectors={"same words": one}, defer_index=True)[0]
+    b = memory.add_many([second], vectors={"same words": two}, defer_index=True)[0]
+    memory.reconcile()
+    ids = [a.fact_ids[0], b.fact_ids[0]]
+    assert memory.vectors(ids) == {ids[0]: one, ids[1]: two}
