@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # find it through TEMPORAL_RAG_DATA / --data-dir, and skip what is absent.
 DATA_DIR ?= ../shared/data
 
-.PHONY: help bench demo test unit postgres lint format bench-ledger bench-concurrency bench-growth bench-nli bench-index bench-footprint bench-memory bench-embedder \
+.PHONY: help bench demo test unit postgres lint format bench-ledger bench-concurrency bench-growth bench-nli bench-index bench-footprint bench-memory bench-embedder bench-langgraph \
 	train-kappa train-frames eval-kappa local-llm bench-llm clean
 
 # Plain `make` installs .venv and nothing more; `make help` lists the targets.
@@ -79,6 +79,9 @@ bench-footprint: $(STAMP) postgres  ## resident memory of one process holding 10
 
 bench-memory: $(STAMP)  ## TemporalMemory on the embedded stack: add_many vs raw embedding, search
 	$(BENCH) benchmarks/bench_memory.py
+
+bench-langgraph: $(STAMP)  ## TemporalStore put/delete/get on the embedded stack beside LangGraph's own stores, with ratios
+	$(BENCH) benchmarks/bench_langgraph_store.py
 
 bench-embedder: $(STAMP)  ## raw MiniLM throughput
 	$(BENCH) benchmarks/bench_embedder.py

@@ -15,7 +15,10 @@ Pure functions (no langgraph import), each reversible where it names something:
   every other character becomes ``%xx`` per UTF-8 byte (lower-case hex). ``"user_1"`` stays
   ``"user_1"``, ``"Prefs"`` is ``"%50refs"``; the empty key is ``"%"``.
 - **Values and texts.** The value (a JSON object) is kept verbatim in the fact's metadata; the
-  fact's text is what the index config says to embed (:func:`item_text`).
+  fact's text is what the index config says to embed (:func:`item_text`), and the metadata
+  also keeps the paths it was read from (``fields``) and its digest (:func:`text_digest`), so
+  a text corrected through the memory is read back as the value it stands for
+  (:func:`corrected_value`).
 - **Filters.** :func:`value_matches` is LangGraph's in-memory store's filter: exact match on
   value fields, nested objects and lists compared as JSON, and the ``$eq``, ``$ne``, ``$gt``,
   ``$gte``, ``$lt``, ``$lte`` operators.
@@ -119,6 +122,71 @@ def value_digest(value: Mapping[str, Any], text: str, indexed: bool) -> str:
     nothing reinforces the current version instead of writing a new one."""
     canonical = json.dumps([value, text, indexed], sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(canonical.encode()).hexdigest()[:32]
+
+
+def placeholder_vector(text: str, dimension: int) -> list[float]:
+    """The vector kept for an item that is not indexed, instead of an embedding: a unit vector
+    drawn from the text's SHA-256 (distinct texts, distinct vectors; no embedder is called).
+    The store never ranks such items by it (they are listed, not ranked)."""
+    raw = b""
+    block = 0
+    while len(raw) < 2 * dimension:
+        raw += hashlib.sha256(f"{block}:{text}".encode()).digest()
+        block += 1
+    values = [(raw[2 * i] << 8 | raw[2 * i + 1]) / 32767.5 - 1.0 for i in range(dimension)]
+    norm = math.sqrt(sum(v * v for v in values)) or 1.0
+    return [v / norm for v in values]
+
+
+def text_digest(text: str) -> str:
+    """A digest of the text the store wrote for an item, kept beside its value: a fact whose
+    text no longer has it was corrected outside the store (``TemporalMemory.correct``)."""
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def corrected_value(
+    value: Mapping[str, Any],
+    text: str,
+    fields: Sequence[str] | None,
+    tokens_of: Callable[[str], list[str]],
+) -> dict[str, Any] | None:
+    """The value a corrected text stands for, or ``None`` when it cannot be told.
+
+    A text that is a JSON object is the value (an item not indexed, or indexed on ``"$"``, has
+    its whole value as text); otherwise, when the item's text was read from one plain field
+    (``fields`` one path of object keys, such as ``"text"`` or ``"profile.city"``) holding a
+    string, the value with that field set to the text.
+    """
+    whole = _json_object(text)
+    if whole is not None:
+        return whole
+    if fields is None or len(fields) != 1 or fields[0] == "$":
+        return None
+    tokens = tokens_of(fields[0])
+    if not tokens or any(t.startswith("[") or t == "*" for t in tokens):
+        return None
+    corrected: dict[str, Any] = json.loads(json.dumps(value))  # a deep copy of plain JSON
+    holder: Any = corrected
+    for token in tokens[:-1]:
+        holder = holder.get(token) if isinstance(holder, dict) else None
+    if not isinstance(holder, dict) or not isinstance(holder.get(tokens[-1]), str):
+        return None
+    holder[tokens[-1]] = text
+    return corrected
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        found = json.loads(text, parse_constant=_refuse_constant)
+    except ValueError:
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 # ---------------------------------------------------------------- filters

@@ -23,8 +23,10 @@ from langchain_temporal.bridges import CoreEmbeddings, LangChainEmbedder
 from langchain_temporal.langgraph_codec import (
     ITEM_RELATION,
     TextPaths,
+    corrected_value,
     decode_key,
     decode_namespace,
+    text_digest,
 )
 from shared_core.embedders.base import Embedder
 from shared_core.errors import InvalidInputError
@@ -56,7 +58,7 @@ class Found:
         self.fact = fact
         self.score = score
         metadata = fact.metadata
-        self.value: dict[str, Any] = thaw_metadata(metadata["value"])
+        self.value: dict[str, Any] = _value(fact)
         self.indexed = bool(metadata.get("indexed", False))
         self.updated_at = _valid_from(fact)
         created = metadata.get("created_at")
@@ -120,6 +122,20 @@ def is_item(fact: Fact) -> bool:
         and "value" in fact.metadata
         and decode_namespace(fact.namespace) is not None
     )
+
+
+def _value(fact: Fact) -> dict[str, Any]:
+    """A stored item's value: as put, unless the fact's text was corrected through the memory
+    (``TemporalMemory.correct(fact_id, text=...)``) into one that tells the new value."""
+    metadata = fact.metadata
+    value: dict[str, Any] = thaw_metadata(metadata["value"])
+    digest = metadata.get("text_digest")
+    if not isinstance(digest, str) or digest == text_digest(fact.text):
+        return value
+    fields = metadata.get("fields")
+    paths = [str(path) for path in fields] if isinstance(fields, tuple | list) else None
+    corrected = corrected_value(value, fact.text, paths, tokenize_path)
+    return value if corrected is None else corrected
 
 
 def _valid_from(fact: Fact) -> datetime:

@@ -50,6 +50,8 @@ from langchain_temporal.langgraph_codec import (
     fixed_prefix,
     item_text,
     namespace_matches,
+    placeholder_vector,
+    text_digest,
     value_digest,
     value_matches,
 )
@@ -120,7 +122,21 @@ class TemporalStore(BaseStore):
         config: MemoryConfig | None = None,
     ) -> TemporalStore:
         """A store over ``TemporalMemory.open(path, config=config)`` (SQLite + Chroma + MiniLM
-        by default); :meth:`close` closes that memory."""
+        by default); :meth:`close` closes that memory.
+
+        Raises:
+            InvalidInputError: ``config.prose_judge`` is set: the store writes only keyed items
+                (keyed by namespace and key), so a prose judge would load and never act.
+        """
+        if isinstance(config, MemoryConfig) and config.prose_judge is not None:
+            raise InvalidInputError(
+                "config.prose_judge",
+                "is set, but a TemporalStore writes only items keyed by (namespace, key), "
+                "which are never judged: the judge would load and never act",
+                "leave prose_judge out of the MemoryConfig you pass to TemporalStore.open; to "
+                "judge prose written beside the store, build the memory yourself and pass it "
+                "to TemporalStore(memory)",
+            )
         return open_owning(path, config, lambda memory: cls(memory, index=index))
 
     def close(self) -> None:
@@ -363,11 +379,26 @@ class TemporalStore(BaseStore):
     # ------------------------------------------------------------------ writes
     def _write(self, writes: Sequence[PutOp]) -> None:
         facts = [self._fact(op) for op in writes if op.value is not None]
+        # Every read but a query search reads the ledger, and a query search brings the index
+        # up to date first: so the index catches up on writes then (one batch), not per write.
         if facts:
-            self.memory.add_many(facts)  # one ledger transaction, one embedding call
+            # one ledger transaction, one embedding call for the indexed items; the others get
+            # a placeholder vector, so a store without ``index`` never calls the embedder
+            self.memory.add_many(facts, vectors=self._placeholders(facts), defer_index=True)
         for op in writes:
             if op.value is None:
                 self._delete(op.namespace, op.key)
+
+    def _placeholders(self, facts: Sequence[Fact]) -> dict[str, list[float]]:
+        """Placeholder vectors for the texts of items that are not indexed (unless an indexed
+        item of the batch has the same text: then it is embedded, for both)."""
+        embedded = {f.text for f in facts if f.metadata.get("indexed")}
+        dimension = self.memory.embedder.dimension
+        return {
+            f.text: placeholder_vector(f.text, dimension)
+            for f in facts
+            if not f.metadata.get("indexed") and f.text not in embedded
+        }
 
     def _fact(self, op: PutOp) -> Fact:
         """The fact a put writes: its value verbatim, its text as the index config says."""
@@ -375,8 +406,16 @@ class TemporalStore(BaseStore):
             raise NotImplementedError(f"TTL is not supported by {type(self).__name__}")
         value = checked_value(op.value)
         namespace, subject = encode_namespace(op.namespace), encode_key(op.key)
-        text, indexed = item_text(value, self._paths(op.index), get_text_at_path)
-        metadata: dict[str, Any] = {"key": op.key, "value": value, "indexed": indexed}
+        paths = self._paths(op.index)
+        text, indexed = item_text(value, paths, get_text_at_path)
+        metadata: dict[str, Any] = {
+            "key": op.key,
+            "value": value,
+            "indexed": indexed,
+            "text_digest": text_digest(text),
+        }
+        if indexed and paths is not None:
+            metadata["fields"] = [path for path, _ in paths]
         field = self.memory.speaker_field
         if field is not None and field not in metadata:
             metadata[field] = namespace  # the namespace speaks for its items
@@ -402,5 +441,8 @@ class TemporalStore(BaseStore):
     def _delete(self, namespace: tuple[str, ...], key: str) -> None:
         with suppress(NothingToRetractError):  # nothing to delete, as in LangGraph's stores
             self.memory.retract(
-                encode_key(key), ITEM_RELATION, namespace=encode_namespace(namespace)
+                encode_key(key),
+                ITEM_RELATION,
+                namespace=encode_namespace(namespace),
+                defer_index=True,
             )

@@ -15,10 +15,15 @@ from shared_core.embedders.base import Embedder
 from shared_core.errors import IndexSyncError, TemporalRagError, VectorIndexError
 from shared_core.index.base import SetAsideIndex, Vector, VectorIndex
 from shared_core.ledger.protocol import LedgerStore
+from shared_core.ledger.results import WriteResult
 from shared_core.memory.hits import ReconcileReport
 from shared_core.memory.index_sync import IndexSync
 
 logger = logging.getLogger(__name__)
+
+DEFERRED_WRITES = 256
+"""Writes whose index catch-up may wait for the next read (:meth:`IndexMirror.defer`); the
+next deferred write then catches up (one batch for all of them)."""
 
 
 class IndexMirror:
@@ -32,6 +37,8 @@ class IndexMirror:
         self._embedder = embedder
         self._sync = IndexSync(ledger, index, embedder)
         self._synced_at: tuple[int, int] | None = None  # ledger revision the index mirrors
+        self._pending: dict[str, Vector] = {}  # deferred writes' vectors, by fact id
+        self._deferred = 0  # writes deferred since the last catch-up
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """The embedder's vectors for new statements' ``texts`` (see :meth:`IndexSync.embed`)."""
@@ -40,12 +47,40 @@ class IndexMirror:
     def catch_up(self, vectors: Mapping[str, Vector] | None = None) -> None:
         """Apply the ledger's changes to the index, unless nothing committed since the last
         successful catch-up (the ledger's revision is unchanged: then there is nothing to do).
-        ``vectors`` maps texts just embedded to their vectors (they are not embedded again)."""
+        ``vectors`` maps texts just embedded to their vectors (they are not embedded again,
+        nor are those of deferred writes)."""
         revision = self._ledger.revision()
         if revision == self._synced_at:
             return
-        self._synced(lambda: self._sync.catch_up(vectors))
+        self._synced(lambda: self._sync.catch_up(vectors, known=self._pending))
         self._synced_at = revision
+        self._pending.clear()
+        self._deferred = 0
+
+    def defer(self, vectors: Mapping[str, Vector], results: Sequence[WriteResult]) -> None:
+        """Leave a committed write's catch-up to the next read, write or close: the vectors of
+        its facts' texts (``vectors``) are kept until then, by fact id (two writes' equal texts
+        may have different vectors); once :data:`DEFERRED_WRITES` writes wait, catch up now,
+        all of them in one batch."""
+        for result in results:
+            fact = result.fact
+            if fact is not None and fact.text in vectors:
+                self._pending[fact.id] = vectors[fact.text]
+        self._deferred += 1
+        if self._deferred >= DEFERRED_WRITES:
+            self.catch_up()
+
+    def flush(self) -> None:
+        """Catch up on deferred writes, if any (on close): a failure is logged, not raised (the
+        ledger holds the writes; the next open or search applies them)."""
+        if not self._deferred:
+            return
+        try:
+            self.catch_up()
+        except TemporalRagError as exc:
+            self._pending.clear()
+            self._deferred = 0
+            logger.warning("deferred index writes were not applied on close: %s", exc)
 
     def reconcile(self, *, full: bool) -> ReconcileReport:
         """Catch up (``full``: rebuild, then check the storage) whatever the revision says.
@@ -54,8 +89,13 @@ class IndexMirror:
         damaged folder), the index is moved aside, never deleted (logged, and named in
         ``ReconcileReport.moved_to``), and rebuilt from the ledger in a new one."""
         if not full:
-            return self._synced(self._sync.catch_up)
+            report = self._synced(lambda: self._sync.catch_up(known=self._pending))
+            self._pending.clear()
+            self._deferred = 0
+            return report
         index = self._index
+        self._pending.clear()  # a rebuild reads every vector from the index (or embeds it)
+        self._deferred = 0
         try:
             report = self._sync.rebuild()
             if isinstance(index, SetAsideIndex):

@@ -39,19 +39,29 @@ class IndexSync:
         )
 
     def catch_up(
-        self, fresh: Mapping[str, Vector] | None = None, *, start: ChangeCursor | None = None
+        self,
+        fresh: Mapping[str, Vector] | None = None,
+        *,
+        start: ChangeCursor | None = None,
+        known: Mapping[str, Vector] | None = None,
     ) -> ReconcileReport:
         """Apply every change since ``start`` (default: the index's cursor), holding the
         ledger's mirror lock (other processes mirroring the same ledger into the same index
         wait, then find the cursor moved on).
 
         ``fresh`` maps texts to vectors the caller just computed, so new statements are not
-        embedded twice; other vectors come from the index, and only then from the embedder.
+        embedded twice, and ``known`` maps fact ids to theirs (deferred writes': it wins over
+        ``fresh``); other vectors come from the index, and only then from the embedder.
         """
         with self._ledger.mirror_lock():
-            return self._catch_up(fresh or {}, start)
+            return self._catch_up(fresh or {}, start, known or {})
 
-    def _catch_up(self, fresh: Mapping[str, Vector], start: ChangeCursor | None) -> ReconcileReport:
+    def _catch_up(
+        self,
+        fresh: Mapping[str, Vector],
+        start: ChangeCursor | None,
+        known: Mapping[str, Vector] | None = None,
+    ) -> ReconcileReport:
         cursor = self._index.cursor() if start is None else start
         applied = embedded = 0
         while True:
@@ -59,7 +69,7 @@ class IndexSync:
             if _behind(page.cursor, cursor):  # the index mirrors another ledger: start over
                 return self._rebuild()
             if page.records or page.cursor != cursor:
-                vectors, computed = self._vectors(page.records, fresh)
+                vectors, computed = self._vectors(page.records, fresh, known or {})
                 self._index.apply(page.records, vectors, page.cursor)
                 applied += len(page.records)
                 embedded += computed
@@ -82,11 +92,16 @@ class IndexSync:
         return ReconcileReport(report.applied, report.embedded, removed=len(orphans))
 
     def _vectors(
-        self, records: Sequence[VersionRecord], fresh: Mapping[str, Vector]
+        self,
+        records: Sequence[VersionRecord],
+        fresh: Mapping[str, Vector],
+        known: Mapping[str, Vector],
     ) -> tuple[dict[str, Vector], int]:
         texts = {record.fact_id: record.text for record in records}
         vectors: dict[str, Vector] = {
-            fact_id: fresh[text] for fact_id, text in texts.items() if text in fresh
+            fact_id: known[fact_id] if fact_id in known else fresh[text]
+            for fact_id, text in texts.items()
+            if fact_id in known or text in fresh
         }
         missing = [fact_id for fact_id in texts if fact_id not in vectors]
         if missing:

@@ -4,6 +4,7 @@ fix (an empty text and a text that is not a string get different ones)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -63,3 +64,33 @@ def checked_items(
             "pass a list with one dict per item, or None",
         )
     return listed, [check_metadata(m, f"metadatas[{i}]") for i, m in enumerate(metadatas)]
+
+
+def checked_vectors(vectors: object, dimension: int) -> dict[str, list[float]]:
+    """Vectors a caller already has for some texts (``None``: none), each a sequence of
+    ``dimension`` finite floats, else InvalidInputError naming ``vectors[text]``."""
+    if vectors is None:
+        return {}
+    if not isinstance(vectors, Mapping):
+        raise InvalidInputTypeError(
+            "vectors",
+            f"is of type {type(vectors).__name__}, not a mapping",
+            "pass a dict of text -> vector (a list of floats), or None",
+        )
+    checked: dict[str, list[float]] = {}
+    for text, vector in vectors.items():
+        field = f"vectors[{text!r}]"
+        try:
+            floats = [float(x) for x in vector]
+        except (TypeError, ValueError) as exc:
+            raise InvalidInputTypeError(
+                field, "is not a sequence of numbers", "pass a list of floats"
+            ) from exc
+        if len(floats) != dimension or not all(map(math.isfinite, floats)) or not any(floats):
+            raise InvalidInputError(
+                field,
+                f"has {len(floats)} values (finite, not all zero: required)",
+                f"pass a vector of the memory's dimension, {dimension}",
+            )
+        checked[str(text)] = floats
+    return checked

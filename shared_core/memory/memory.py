@@ -41,7 +41,7 @@ from shared_core.memory.folder import open_folder
 from shared_core.memory.folder_lock import FolderLock
 from shared_core.memory.hits import Added, Hit, ReconcileReport
 from shared_core.memory.index_mirror import IndexMirror
-from shared_core.memory.inputs import check_metadata, check_text, checked_items
+from shared_core.memory.inputs import check_metadata, check_text, checked_items, checked_vectors
 from shared_core.memory.options import CONTEXT_K, SearchChanges, SearchOptions
 from shared_core.memory.reader import Reader
 from shared_core.memory.selection import (
@@ -208,9 +208,11 @@ class TemporalMemory:
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
-        """Close the index and the ledger (idempotent)."""
+        """Close the index and the ledger (idempotent), after applying deferred index writes
+        (``add_many(..., defer_index=True)``)."""
         with self._lock:
             try:
+                self._mirror.flush()
                 self.index.close()
             finally:
                 try:
@@ -354,6 +356,8 @@ class TemporalMemory:
         replacing: Sequence[str] = (),
         merge_prose: bool = True,
         speaker: str | None = None,
+        vectors: Mapping[str, Sequence[float]] | None = None,
+        defer_index: bool = False,
     ) -> list[Added]:
         """Remember several texts (run through the extractor) or ready Facts, in one ledger
         transaction and with batched embedding: all of them are stored or, on bad input,
@@ -372,6 +376,14 @@ class TemporalMemory:
         into each statement's metadata under ``MemoryConfig.speaker_field`` (default
         ``"user_id"``, so ``where={"user_id": ...}`` finds it); without it, that metadata field
         names the speaker (InvalidInputError if both are given and differ).
+
+        ``vectors`` maps statement texts to vectors the caller already has (of the memory's
+        dimension): those texts are not embedded again, and the index keeps the given vectors
+        (an adapter writing records nobody searches by meaning gives a placeholder).
+        ``defer_index=True`` leaves the index's catch-up to the next search, write or
+        :meth:`close` (or to the 256th deferred write, which applies them in one batch): the
+        ledger write commits as ever, and every search catches up first, so nothing a read
+        sees changes; for a caller that reads the ledger between writes (a LangGraph store).
 
         With a ``prose_judge``, a batch holding prose is judged in one call
         (docs/judging.md): a :class:`~shared_core.judging.ClaimJudge` makes the statements it
@@ -392,6 +404,8 @@ class TemporalMemory:
             replacing=replacing,
             merge_prose=merge_prose,
             speaker=speaker,
+            vectors=checked_vectors(vectors, self.embedder.dimension),
+            defer_index=defer_index,
         )
 
     async def aadd_many(
@@ -405,6 +419,8 @@ class TemporalMemory:
         replacing: Sequence[str] = (),
         merge_prose: bool = True,
         speaker: str | None = None,
+        vectors: Mapping[str, Sequence[float]] | None = None,
+        defer_index: bool = False,
     ) -> list[Added]:
         """:meth:`add_many` for async callers: an extractor's async form (``aextract``) is
         awaited on the running loop, one text after another, and so is an async judge's
@@ -422,6 +438,8 @@ class TemporalMemory:
                 replacing=replacing,
                 merge_prose=merge_prose,
                 speaker=speaker,
+                vectors=vectors,
+                defer_index=defer_index,
             )
         return await self._writer.aadd_many(
             items,
@@ -432,6 +450,8 @@ class TemporalMemory:
             replacing=replacing,
             merge_prose=merge_prose,
             speaker=speaker,
+            vectors=checked_vectors(vectors, self.embedder.dimension),
+            defer_index=defer_index,
         )
 
     def retract(
@@ -442,11 +462,14 @@ class TemporalMemory:
         *,
         at: TimeInput | None = None,
         namespace: str = DEFAULT_NAMESPACE,
+        defer_index: bool = False,
     ) -> WriteResult:
-        """End what is valid for the key at ``at`` (default now); see ``Ledger.retract``."""
+        """End what is valid for the key at ``at`` (default now); see ``Ledger.retract``
+        (``defer_index``: as in :meth:`add_many`)."""
         when = to_datetime(at, "at")
         return self._writer.apply(
-            lambda: self.ledger.retract(subject, relation, object, at=when, namespace=namespace)
+            lambda: self.ledger.retract(subject, relation, object, at=when, namespace=namespace),
+            defer_index=defer_index,
         )
 
     aretract = async_twin(retract)

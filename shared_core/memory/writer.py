@@ -68,6 +68,7 @@ class _Write:
     vectors: Mapping[str, Vector]
     replacing: tuple[str, ...]
     merge_prose: bool
+    defer_index: bool = False
 
     @property
     def has_prose(self) -> bool:
@@ -135,9 +136,11 @@ class Writer:
         replacing: Sequence[str],
         merge_prose: bool,
         speaker: str | None = None,
+        vectors: Mapping[str, Vector] | None = None,
+        defer_index: bool = False,
     ) -> list[Added]:
-        """Plan, embed, judge and write ``items``; one :class:`Added` per item (see
-        :meth:`TemporalMemory.add_many`)."""
+        """Plan, embed (but the texts ``vectors`` has), judge and write ``items``; one
+        :class:`Added` per item (see :meth:`TemporalMemory.add_many`)."""
         plans = self._plan(
             list(items),
             metadatas,
@@ -145,7 +148,8 @@ class Writer:
             valid=(valid_from, valid_to),
             speaker=speaker,
         )
-        return self._write(self._prepared(plans, replacing, merge_prose))
+        write = self._prepared(plans, replacing, merge_prose, vectors)
+        return self._write(replace(write, defer_index=defer_index))
 
     async def aadd_many(
         self,
@@ -158,6 +162,8 @@ class Writer:
         replacing: Sequence[str],
         merge_prose: bool,
         speaker: str | None = None,
+        vectors: Mapping[str, Vector] | None = None,
+        defer_index: bool = False,
     ) -> list[Added]:
         """:meth:`add_many` with the async forms awaited on the running loop: the extractor's
         ``aextract`` (one text after another) and an :class:`AsyncJudge`'s ``ajudge``;
@@ -173,7 +179,8 @@ class Writer:
             plans = await asyncio.to_thread(
                 self._plan, items, metadatas, namespace=namespace, valid=valid, speaker=speaker
             )
-        write = await asyncio.to_thread(self._prepared, plans, replacing, merge_prose)
+        write = await asyncio.to_thread(self._prepared, plans, replacing, merge_prose, vectors)
+        write = replace(write, defer_index=defer_index)
         judge = self._judge
         if not isinstance(judge, AsyncJudge) or not write.has_prose:
             return await asyncio.to_thread(self._write, write)
@@ -183,11 +190,14 @@ class Writer:
         judgement = check_judgement(batch, await judge.ajudge(batch), judge)
         return await asyncio.to_thread(self._commit, write, judgement)
 
-    def apply(self, operation: Callable[[], WriteResult]) -> WriteResult:
-        """Run one ledger write (a retraction, a correction, ...) and mirror it."""
+    def apply(
+        self, operation: Callable[[], WriteResult], *, defer_index: bool = False
+    ) -> WriteResult:
+        """Run one ledger write (a retraction, a correction, ...) and mirror it (``defer_index``:
+        at the next read, see :meth:`IndexMirror.defer`)."""
         with self._lock:
             result = operation()
-            self._mirrored({}, [result])
+            self._mirrored({}, [result], defer_index=defer_index)
             return result
 
     def apply_all(self, operation: Callable[[], list[WriteResult]]) -> list[WriteResult]:
@@ -327,16 +337,25 @@ class Writer:
         return replace(plan, statements=statements, speaker=speaker)
 
     def _prepared(
-        self, plans: Sequence[Plan], replacing: Sequence[str], merge_prose: bool
+        self,
+        plans: Sequence[Plan],
+        replacing: Sequence[str],
+        merge_prose: bool,
+        given: Mapping[str, Vector] | None = None,
     ) -> _Write:
-        """The batch of ``plans``, its extraction problems counted and its texts embedded."""
+        """The batch of ``plans``, its extraction problems counted and its texts embedded (but
+        those ``given`` has a vector for)."""
         for plan in plans:
             if plan.extraction is not None:
                 self._tally.count(plan.text, plan.extraction)
         statements = tuple(fact for plan in plans for fact in plan.statements)
         speakers = tuple(plan.speaker for plan in plans for _ in plan.statements)
         texts = list(dict.fromkeys(fact.text for fact in statements))
-        vectors = dict(zip(texts, self._mirror.embed(texts), strict=True))
+        known = given or {}
+        vectors = {text: known[text] for text in texts if text in known}
+        missing = [text for text in texts if text not in vectors]
+        if missing:
+            vectors.update(zip(missing, self._mirror.embed(missing), strict=True))
         return _Write(tuple(plans), statements, speakers, vectors, tuple(replacing), merge_prose)
 
     def _write(self, write: _Write) -> list[Added]:
@@ -390,7 +409,7 @@ class Writer:
         with self._lock:
             self._declare(judgement)
             results = self._ledger.write_many(facts, **options)
-            self._mirrored(vectors, results)
+            self._mirrored(vectors, results, defer_index=write.defer_index)
         return _added(write.plans, judgement.statements, results, judgement.extractions)
 
     def _declare(self, judgement: Judgement) -> None:
@@ -405,11 +424,21 @@ class Writer:
             except CardinalityConflictError:
                 continue  # the relation holds facts: it keeps the cardinality they were kept by
 
-    def _mirrored(self, vectors: Mapping[str, Vector], results: Sequence[WriteResult]) -> None:
+    def _mirrored(
+        self,
+        vectors: Mapping[str, Vector],
+        results: Sequence[WriteResult],
+        *,
+        defer_index: bool = False,
+    ) -> None:
         """After a ledger write: its facts join the recency buffer, then the index catches up
-        (``vectors`` maps the texts just embedded to their vectors)."""
+        (``vectors`` maps the texts just embedded to their vectors), or, ``defer_index``, will
+        at the next read, write or close."""
         self._reader.remember(results, vectors)
-        self._mirror.catch_up(vectors)
+        if defer_index:
+            self._mirror.defer(vectors, results)
+        else:
+            self._mirror.catch_up(vectors)
 
 
 def _check_metadatas(items: Sequence[object], metadatas: Sequence[object] | None) -> None:

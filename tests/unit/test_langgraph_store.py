@@ -369,3 +369,111 @@ def test_import_without_langgraph_names_the_extra(tmp_path: Path) -> None:
         check=True,
     )
     assert 'pip install "temporal-rag[langgraph]"' in done.stdout
+
+
+# ---------------------------------------------------------------- issue 32, item 6
+def test_memory_correct_of_an_item_shows_in_get_and_search(clock: ManualClock) -> None:
+    """A correction through the memory the store exposes (``memory.correct(fact_id, text=...)``)
+    showed nowhere: get and search read the value as put from the fact's metadata."""
+    memory = memory_on(clock)
+    store = TemporalStore(memory, index={"fields": ["text"]})
+    store.put(USER, "city", {"text": "Ana lives in Berlin", "kind": "place"})
+    store.put(USER, "pets", {"text": "Ana has a cat"}, index=False)  # its text: the whole JSON
+    store.put(USER, "both", {"text": "tea", "note": "green"}, index=["text", "note"])
+    clock.advance()
+    memory.correct(store.history(USER, "city")[-1].fact_id, text="Ana lives in Lisbon")
+    memory.correct(store.history(USER, "pets")[-1].fact_id, text='{"text": "Ana has a dog"}')
+    memory.correct(store.history(USER, "both")[-1].fact_id, text="coffee\nblack")
+    lisbon = {"text": "Ana lives in Lisbon", "kind": "place"}
+    item = store.get(USER, "city")
+    assert item is not None
+    assert (item.value, item.created_at, item.updated_at) == (lisbon, at(0), at(0))
+    hits = store.search(USER, query="Lisbon", filter={"kind": "place"})
+    assert [(h.key, h.value) for h in hits] == [("city", lisbon)]
+    assert hits[0].score is not None
+    assert store.search(USER, filter={"text": "Ana lives in Berlin"}) == []
+    pets = store.get(USER, "pets")
+    assert pets is not None
+    assert pets.value == {"text": "Ana has a dog"}
+    # two fields joined cannot be split back: the value stays as put (documented)
+    both = store.get(USER, "both")
+    assert both is not None
+    assert both.value == {"text": "tea", "note": "green"}
+    berlin = {"text": "Ana lives in Berlin", "kind": "place"}
+    assert [(v.value, v.status) for v in store.history(USER, "city")] == [
+        (berlin, "retired"),  # never true: history keeps it, marked
+        (lisbon, "current"),
+    ]
+    # a corrected metadata value (the text left as it was) shows too
+    store.put(USER, "job", {"text": "Ana works at Acme"})
+    fact = memory.ledger.get(store.history(USER, "job")[-1].fact_id)
+    memory.correct(fact.id, metadata={**fact.metadata, "value": {"text": "Ana works at Globex"}})
+    job = store.get(USER, "job")
+    assert job is not None
+    assert job.value == {"text": "Ana works at Globex"}
+
+
+def test_open_refuses_a_prose_judge_that_can_never_act(tmp_path: Path) -> None:
+    """``TemporalStore.open(path, config=MemoryConfig(prose_judge=...))`` opened the memory and
+    loaded the judge, which never sees prose: every item is keyed by (namespace, key)."""
+    for judge in ("kappa", ("kappa",)):
+        config = MemoryConfig(embedder=HashingEmbedder(), prose_judge=judge)
+        with pytest.raises(InvalidInputError, match=r"config\.prose_judge.*never act") as caught:
+            TemporalStore.open(tmp_path / "store", config=config)
+        assert "leave prose_judge out" in str(caught.value)
+        assert not (tmp_path / "store").exists()  # refused before anything was opened
+
+
+def test_a_store_without_index_embeds_nothing(clock: ManualClock) -> None:
+    """Without ``index`` every put was embedded (the whole value as JSON) although nothing
+    searches by it; a search with a query lists and filters, as LangGraph's stores do."""
+    embedder = HashingEmbedder()
+    memory = TemporalMemory(
+        ledger=InMemoryLedger(clock=clock),
+        index=NumpyIndex(),
+        config=MemoryConfig(embedder=embedder, clock=clock),
+    )
+    store = TemporalStore(memory)
+    before = embedder.calls
+    store.put(USER, "a", {"text": "tea", "n": 1})
+    clock.advance()
+    store.batch([PutOp(USER, "b", {"text": "coffee", "n": 2}), PutOp(USER, "c", {"n": 3})])
+    store.put(USER, "a", {"text": "green tea", "n": 1})
+    store.delete(USER, "c")
+    found = store.search(USER, query="tea", filter={"n": {"$lte": 2}})
+    assert [(r.key, r.score) for r in found] == [("a", None), ("b", None)]
+    assert store.search_as_of(USER, query="coffee", valid_at=at(0))[0].key == "a"
+    assert embedder.calls == before
+    # with an index, index=False puts are not embedded either; indexed ones are, once
+    indexed = TemporalStore(memory, index={"fields": ["text"]})
+    indexed.put(USER, "quiet", {"text": "not for search"}, index=False)
+    assert embedder.calls == before
+    indexed.put(USER, "loud", {"text": "Ana drinks tea"})
+    assert embedder.calls == before + 1
+    assert [r.key for r in indexed.search(USER, query="tea", limit=1)] == ["loud"]
+
+
+def test_a_put_or_delete_does_not_wait_for_the_index(clock: ManualClock) -> None:
+    """Each put and delete waited for the index's catch-up (four Chroma writes, most of the
+    ~90 ms a put cost) though only a query search reads the index: it now catches up then, or
+    on close, in one batch."""
+    store = TemporalStore(memory_on(clock), index={"fields": ["text"]})
+    store.put(USER, "a", {"text": "Ana drinks tea"})
+    store.put(USER, "b", {"text": "Ana drinks coffee"})
+    store.delete(USER, "b")
+    assert store.memory.index.count() == 0  # the ledger has the writes; gets and lists read it
+    assert [i.key for i in store.search(USER)] == ["a"]
+    assert [i.key for i in store.search(USER, query="tea")] == ["a"]
+    assert store.memory.index.count() == 2  # both versions (b retracted), in one catch-up
+
+
+def test_a_closed_store_leaves_its_index_up_to_date(tmp_path: Path) -> None:
+    embedder = HashingEmbedder()
+    with TemporalStore.open(tmp_path, config=MemoryConfig(embedder=embedder)) as store:
+        store.put(USER, "a", {"text": "Ana drinks tea"})
+        store.put(USER, "b", {"text": "Ana drinks coffee"})
+    assert embedder.calls == 0  # no index: nothing embedded, placeholders kept instead
+    again = HashingEmbedder()
+    with TemporalStore.open(tmp_path, config=MemoryConfig(embedder=again)) as store:
+        assert store.memory.index.count() == 2  # applied on close: nothing left to reconcile
+        assert again.calls == 0
