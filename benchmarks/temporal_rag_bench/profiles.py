@@ -18,15 +18,17 @@ from temporal_rag_bench.chat import ChatSize, generate_chat
 from temporal_rag_bench.generator import Profile
 from temporal_rag_bench.model import Dataset, Track
 
+CHAT = "chat"
 DATASETS = (
     "synthetic-keyed",
     "synthetic-prose",
     "situatedqa",
     "locomo",
     "locomo-observations",
+    CHAT,
 )
-OPT_IN = ("chat",)
-"""Selectable with ``--dataset`` but left out of the default run (the integrator decides)."""
+OPT_IN: tuple[str, ...] = ()
+"""Selectable with ``--dataset`` but left out of the default run (none today)."""
 KNOWN = DATASETS + OPT_IN
 OBSERVATIONS = "locomo-observations"
 """Not a method dataset: write-time prose judging on LoCoMo's observations (observations.py)."""
@@ -98,7 +100,7 @@ def load_datasets(
     found: list[Dataset] = []
     notes: list[str] = []
     for name in (n for n in KNOWN if n in names and n != OBSERVATIONS):
-        if name == "chat":
+        if name == CHAT:
             found.append(generate_chat(seed=seed, size=profile.chat))
         elif name.startswith("synthetic-"):
             track = Track.KEYED if name == "synthetic-keyed" else Track.PROSE
