@@ -82,13 +82,13 @@ CHANGED_COLUMNS = (
     "method",
     "clean@k",
     "stale-leak",
-    "static vs plain",
+    "vs plain",
     "as-of",
     "keyed",
-    "closings",
+    "closed",
     "x-speaker",
-    "multi closed",
-    "collateral",
+    "multi",
+    "other attr",
     "stmt/s",
 )
 
@@ -148,12 +148,12 @@ def changed_table(dataset: dict[str, Any], k: int) -> Table | None:
 
 
 def wall_times(results: dict[str, Any]) -> str:
-    """One line: every track's wall time and the run's."""
+    """Every track's wall time, one line."""
     parts = [f"{d['name']} {d.get('seconds', 0.0):.0f} s" for d in results["datasets"]]
     observations = results.get("observations")
     if observations is not None and "seconds" in observations:
         parts.append(f"{observations['name']} {observations['seconds']:.0f} s")
-    return f"wall time: {', '.join(parts)}; run {results['meta']['seconds']:.0f} s"
+    return ", ".join(parts)
 
 
 def skipped(dataset: dict[str, Any]) -> list[str]:
@@ -189,7 +189,8 @@ def print_summary(console: Console, results: dict[str, Any]) -> None:
         )
     for note in results["meta"]["notes"]:
         console.print(Text(f"note: {note}"))
-    console.print(Text(wall_times(results)))
+    seconds = results["meta"]["seconds"]
+    console.print(Text(f"wall time: {wall_times(results)}; run {seconds:.0f} s"))
     console.print(
         Text(
             "* a framework's real class; clean@k and stale-leak over current questions; "
@@ -224,7 +225,7 @@ def markdown(results: dict[str, Any], plots: Sequence[str]) -> str:
         f"{meta['environment']['cores']} cores; wall time {meta['seconds']:.0f} s; "
         f"profile {meta['profile']}, seed {meta['seed']}, k = {meta['k']}.",
         "",
-        wall_times(results) + ".",
+        f"Wall time per track: {wall_times(results)}.",
         "",
         f"Prose detector: {meta.get('prose_detector', 'none')}.",
         "",
@@ -319,7 +320,8 @@ def _changed(dataset: dict[str, Any], k: int) -> list[str]:
         f"Changed attributes: clean@{k} and stale-leak over the CURRENT questions of "
         "single-valued attributes; static retention vs plain and as-of over the track's own "
         "questions. A memory's writes: statements keyed, versions closed, of which by another "
-        "speaker's statement, of a multi-valued fact, of another attribute (collateral)."
+        "speaker's statement (x-speaker), of a multi-valued fact (multi), by a statement of "
+        "another attribute or person (other attr)."
     )
     return [intro, "", *_md_table(CHANGED_COLUMNS, rows)]
 
