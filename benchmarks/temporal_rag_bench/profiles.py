@@ -1,7 +1,8 @@
 """Bench profiles (how big a run is) and loading the datasets a run asks for.
 
-``quick`` is what ``make bench`` runs (about six minutes on 2 cores with MiniLM: every track,
-the external ones and the model-judged reads sampled); ``full`` is ten times the synthetic
+``quick`` is what ``make bench`` runs (about seven minutes on 2 cores with MiniLM: every track,
+the chat track's 451 statements among them, the external ones and the model-judged reads
+sampled); ``full`` is ten times the synthetic
 benchmark and every external item; ``tiny`` is for tests and smoke runs.
 External datasets are read from the folder a run is given (``--data-dir`` or
 ``$TEMPORAL_RAG_DATA``) and skipped with a note when there is none.
