@@ -11,18 +11,21 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from shared_core.embedders.base import Embedder
+from temporal_rag_bench.model import Dataset
 from temporal_rag_bench.profiles import (
+    CHAT,
     DATASETS,
     OBSERVATIONS,
     PROFILES,
     BenchProfile,
     load_datasets,
 )
-from temporal_rag_bench.registry import select_methods
+from temporal_rag_bench.registry import method_names, narrow, select_methods
 from temporal_rag_bench.report import print_summary, write_report
 from temporal_rag_bench.results import environment, scored
 from temporal_rag_bench.runner import RunOptions, run_bench
@@ -32,6 +35,10 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 Judge = Callable[[str], str]
+CHAT_METHODS = ("plain", "emb-recency", "kappa", "keyed-by-hand")
+"""The chat track's methods (:mod:`temporal_rag_bench.llm_bench`'s names): plain top-k, the best
+recency baseline, the default write-time judge (``prose_judge="kappa"``) and the gold keys
+written by hand (the ceiling); bench-llm adds the LLM methods on the same statements."""
 
 
 class BenchUsageError(ValueError):
@@ -79,11 +86,14 @@ def bench(
 
     profile = PROFILES[request.profile]
     judge = load_judge(request.judge) if request.judge else None
-    wanted = request.methods or None
-    try:
-        selection = select_methods(wanted, judge=judge)  # fails early on unknown names
-    except ValueError as exc:
-        raise BenchUsageError(str(exc)) from exc
+    wanted = request.methods
+    selection = select_methods(None, judge=judge)
+    known = method_names(selection.methods) | set(CHAT_METHODS)
+    unknown = [w for w in wanted if w not in known]
+    if unknown:  # fails early, before any data is loaded
+        raise BenchUsageError(
+            f"unknown method {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+        )
     datasets, notes = load_datasets(
         request.datasets,
         profile=profile,
@@ -99,7 +109,7 @@ def bench(
     with rich_progress(console) as progress:
         run = run_bench(
             datasets,
-            lambda: select_methods(wanted, judge=judge).methods,
+            partial(methods_for, wanted=wanted, judge=judge, embedder=embedder),
             embedder,
             options=options,
             progress=progress,
@@ -112,6 +122,22 @@ def bench(
     written = write_report(results, request.out)
     console.print(Text(f"report: {request.out / 'report.md'} ({len(written)} files)"))
     return results, written
+
+
+def methods_for(
+    dataset: Dataset, *, wanted: Sequence[str], judge: Judge | None, embedder: Embedder
+) -> list[Any]:
+    """Fresh methods for one dataset, narrowed to ``wanted`` (all when empty). The chat track
+    runs :data:`CHAT_METHODS`, written as bench-llm writes it (each statement with its speaker,
+    a speaker's statements in time order, a few per ``add_many``); every other dataset the
+    built-in methods and the adapters'."""
+    if dataset.name == CHAT:
+        from temporal_rag_bench.llm_bench import method_factory
+
+        methods = method_factory(CHAT_METHODS, embedder, None)()
+    else:
+        methods = select_methods(None, judge=judge).methods
+    return narrow(methods, wanted, strict=False) if wanted else list(methods)
 
 
 def run_options(request: BenchRequest, profile: BenchProfile, judge: Judge | None) -> RunOptions:
@@ -146,7 +172,8 @@ def _observations(
     if missing is not None:
         notes.append(f"{OBSERVATIONS}: skipped (no prose judge: {missing})")
         return None
-    return run_observations(
+    started = time.perf_counter()
+    found = run_observations(
         data_dir,
         embedder,
         judge=claim_judge(scorer=KappaScorer(), frames=FrameHead()),
@@ -154,6 +181,7 @@ def _observations(
         seed=request.seed,
         progress=progress,
     )
+    return {**found, "seconds": time.perf_counter() - started}
 
 
 def failures(results: dict[str, Any]) -> list[str]:

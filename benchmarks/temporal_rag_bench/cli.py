@@ -23,6 +23,11 @@ DATA_ENV = "TEMPORAL_RAG_DATA"
 TABLE_WIDTH = 132
 
 
+def _also() -> str:
+    also = [d for d in KNOWN if d not in DATASETS]
+    return f"; also: {','.join(also)}" if also else ""
+
+
 def register(commands: Commands) -> None:
     """Add ``bench`` to the ``temporal-rag`` subcommands."""
     bench = commands.add_parser(
@@ -37,8 +42,7 @@ def register(commands: Commands) -> None:
         "--dataset",
         default=",".join(DATASETS),
         metavar="A,B",
-        help=f"datasets, comma-separated (default: all of {','.join(DATASETS)}; also: "
-        f"{','.join(d for d in KNOWN if d not in DATASETS)})",
+        help=f"datasets, comma-separated (default: all of {','.join(DATASETS)}{_also()})",
     )
     bench.add_argument("--methods", default="", metavar="A,B", help="methods (default: all)")
     bench.add_argument("--out", default="build/bench", metavar="DIR", help="report folder")

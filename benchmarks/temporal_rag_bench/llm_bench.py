@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from shared_core.embedders.base import Embedder
-from shared_core.llms import LLMStats
 from temporal_rag_bench.answers import Answered, Answerer, Verdict, curve
 from temporal_rag_bench.chat import ChatSize
 from temporal_rag_bench.cli import DATA_ENV, data_dir
@@ -44,9 +43,11 @@ from temporal_rag_bench.llm_methods import (
     extraction_setup,
     group_setup,
     kappa_setup,
+    kappa_unavailable,
     keyed_setup,
     perfect_group_setup,
     perfect_setup,
+    write_figures,
 )
 from temporal_rag_bench.llm_tracks import TrackSize, load_tracks
 from temporal_rag_bench.methods import EmbeddingRecency, PlainTopK
@@ -138,8 +139,8 @@ def method_factory(
     """Fresh method instances per track: the ``names`` of :data:`METHODS` (``llm-extraction``
     and ``llm-groups`` only with the local ``llm``)."""
 
-    def memory(name: str, description: str, setup: Any) -> MemoryMethod:
-        return MemoryMethod(name, description, setup, embedder=embedder)
+    def memory(name: str, description: str, setup: Any, **options: Any) -> MemoryMethod:
+        return MemoryMethod(name, description, setup, embedder=embedder, **options)
 
     def build() -> list[Any]:
         out: list[Any] = []
@@ -149,7 +150,14 @@ def method_factory(
             elif name == RECENCY:
                 out.append(EmbeddingRecency())
             elif name == KAPPA:
-                out.append(memory(KAPPA, 'prose_judge="kappa" (the claim judge)', kappa_setup))
+                out.append(
+                    memory(
+                        KAPPA,
+                        'prose_judge="kappa" (the claim judge)',
+                        kappa_setup,
+                        unavailable=kappa_unavailable,
+                    )
+                )
             elif name == EXTRACTION and llm is not None:
                 out.append(
                     memory(
@@ -253,51 +261,6 @@ def _answers(
             if q.id in method.answers
         ]
     return out
-
-
-def write_figures(memory: MemoryMethod, dataset: Dataset) -> dict[str, Any]:
-    """What a memory method's writes did on ``dataset``: statements keyed, extraction
-    problems, closings (across speakers, of multi-valued facts, of another attribute),
-    old versions withdrawn as corrections, LLM cost and write rate."""
-    chunks = dataset.by_id()
-    log = memory.log
-    statements = len(log.records)
-    closings = [(closed, r.chunk) for r in log.records for closed in r.closed]
-
-    def speakers_differ(pair: tuple[str, str]) -> bool:
-        a, b = (chunks.get(i) for i in pair)
-        return bool(a and b and a.speaker and b.speaker and a.speaker != b.speaker)
-
-    def multi(pair: tuple[str, str]) -> bool:
-        closed = chunks.get(pair[0])
-        family = closed.family if closed else None
-        return family is not None and str(dataset.cardinalities.get(family, "one")) == "many"
-
-    def collateral(pair: tuple[str, str]) -> bool:
-        a, b = (chunks.get(i) for i in pair)
-        return bool(a and b and (a.entity, a.family) != (b.entity, b.family))
-
-    stats: LLMStats = log.llm
-    return {
-        "statements": statements,
-        "keyed": sum(r.keyed for r in log.records),
-        "extraction_problems": sum(r.problem is not None for r in log.records),
-        "closings": len(closings),
-        "cross_speaker_closings": sum(map(speakers_differ, closings)),
-        "multi_valued_closed": sum(map(multi, closings)),
-        "collateral_closings": sum(map(collateral, closings)),
-        "corrections_instead_of_closings": sum(len(r.corrected) for r in log.records),
-        "dated_not_as_written": sum(r.dated_elsewhere for r in log.records),
-        "dated_from_the_prompt": sum(r.prompt_dated for r in log.records),
-        "llm_calls": stats.calls,
-        "generated_tokens": stats.generated_tokens,
-        "llm_calls_per_statement": stats.calls / statements if statements else None,
-        "generated_tokens_per_statement": stats.generated_tokens / statements
-        if statements
-        else None,
-        "write_seconds": log.seconds,
-        "statements_per_second": statements / log.seconds if log.seconds else None,
-    }
 
 
 def read_figures(memory: MemoryMethod) -> dict[str, Any] | None:

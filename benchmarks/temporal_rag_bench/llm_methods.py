@@ -34,6 +34,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from shared_core.clock import ManualClock
+from shared_core.detectors.frames import FrameCard
+from shared_core.detectors.kappa import KAPPA_FOLDER
 from shared_core.detectors.llm_groups import LLMGroupDetector
 from shared_core.embedders.base import CallableEmbedder, Embedder
 from shared_core.errors import EmbedderError
@@ -47,7 +49,12 @@ from shared_core.memory.hits import Added
 from shared_core.memory.memory import TemporalMemory
 from shared_core.phi_t import ConflictDetector
 from temporal_rag_bench.llm_tracks import gold_key
-from temporal_rag_bench.methods_temporal import CHUNK_KEY, ENTITY_KEY, write_time_judge
+from temporal_rag_bench.methods_temporal import (
+    CHUNK_KEY,
+    ENTITY_KEY,
+    kappa_missing,
+    write_time_judge,
+)
 from temporal_rag_bench.model import Chunk, Dataset, Question, Retrieved
 from temporal_rag_bench.shared_collection import SharedStore
 
@@ -216,7 +223,8 @@ class WriteSetup:
 class MemoryMethod:
     """A TemporalMemory written in time order, ``write_batch`` statements per ``add_many``,
     as ``setup`` says; searched at
-    ``valid_at=now`` (so as-of questions read the past), current state only."""
+    ``valid_at=now`` (so as-of questions read the past), current state only. ``unavailable``:
+    why the setup cannot run with an embedder (e.g. :func:`kappa_unavailable`), or None."""
 
     family = "memory"
     real_class: str | None = None
@@ -230,10 +238,12 @@ class MemoryMethod:
         *,
         embedder: Embedder,
         write_batch: int = WRITE_BATCH,
+        unavailable: Callable[[Embedder], str | None] | None = None,
     ) -> None:
         self.name = name
         self.description = description
         self._setup = setup
+        self._unavailable = unavailable
         self._write_batch = write_batch
         self._embedder = embedder
         self.log = WriteLog()
@@ -243,6 +253,14 @@ class MemoryMethod:
         self._shared: SharedStore | None = None
         self._memory: TemporalMemory | None = None
         self._llm: CountedLLM | None = None
+
+    def skip_reason(self, dataset: Dataset) -> str | None:
+        """Why this method cannot run here (``unavailable`` given the embedder), or None."""
+        return None if self._unavailable is None else self._unavailable(self._embedder)
+
+    def write_figures(self, dataset: Dataset) -> dict[str, Any]:
+        """What its writes on ``dataset`` did (:func:`write_figures`), after :meth:`ingest`."""
+        return write_figures(self, dataset)
 
     def ingest(self, dataset: Dataset, shared: SharedStore) -> None:
         setup = self._setup(shared)
@@ -414,6 +432,62 @@ def _record(chunk: Chunk, added: Added) -> WriteRecord:
     )
 
 
+def write_figures(memory: MemoryMethod, dataset: Dataset) -> dict[str, Any]:
+    """What a memory method's writes did on ``dataset``: statements keyed, extraction
+    problems, closings (across speakers, of multi-valued facts, of another attribute),
+    old versions withdrawn as corrections, LLM cost and write rate."""
+    chunks = dataset.by_id()
+    log = memory.log
+    statements = len(log.records)
+    closings = [(closed, r.chunk) for r in log.records for closed in r.closed]
+
+    def speakers_differ(pair: tuple[str, str]) -> bool:
+        a, b = (chunks.get(i) for i in pair)
+        return bool(a and b and a.speaker and b.speaker and a.speaker != b.speaker)
+
+    def multi(pair: tuple[str, str]) -> bool:
+        closed = chunks.get(pair[0])
+        family = closed.family if closed else None
+        return family is not None and str(dataset.cardinalities.get(family, "one")) == "many"
+
+    def collateral(pair: tuple[str, str]) -> bool:
+        a, b = (chunks.get(i) for i in pair)
+        return bool(a and b and (a.entity, a.family) != (b.entity, b.family))
+
+    stats: LLMStats = log.llm
+    return {
+        "statements": statements,
+        "keyed": sum(r.keyed for r in log.records),
+        "extraction_problems": sum(r.problem is not None for r in log.records),
+        "closings": len(closings),
+        "cross_speaker_closings": sum(map(speakers_differ, closings)),
+        "multi_valued_closed": sum(map(multi, closings)),
+        "collateral_closings": sum(map(collateral, closings)),
+        "corrections_instead_of_closings": sum(len(r.corrected) for r in log.records),
+        "dated_not_as_written": sum(r.dated_elsewhere for r in log.records),
+        "dated_from_the_prompt": sum(r.prompt_dated for r in log.records),
+        "llm_calls": stats.calls,
+        "generated_tokens": stats.generated_tokens,
+        "llm_calls_per_statement": stats.calls / statements if statements else None,
+        "generated_tokens_per_statement": stats.generated_tokens / statements
+        if statements
+        else None,
+        "write_seconds": log.seconds,
+        "statements_per_second": statements / log.seconds if log.seconds else None,
+    }
+
+
+def kappa_unavailable(embedder: Embedder) -> str | None:
+    """Why the shipped claim judge cannot judge with ``embedder``'s vectors, or None."""
+    missing = kappa_missing()
+    if missing is not None:
+        return f"no prose judge: {missing}"
+    frames = FrameCard.read(KAPPA_FOLDER).embedder
+    if frames != embedder.name:
+        return f"the claim judge reads {frames} vectors, this run embeds with {embedder.name}"
+    return None
+
+
 def kappa_setup(shared: SharedStore) -> WriteSetup:
     """The shipped claim judge at write time; an error when kappa cannot run here."""
     judge = write_time_judge(shared)
@@ -472,7 +546,9 @@ __all__ = [
     "extraction_setup",
     "group_setup",
     "kappa_setup",
+    "kappa_unavailable",
     "keyed_setup",
     "perfect_group_setup",
     "perfect_setup",
+    "write_figures",
 ]

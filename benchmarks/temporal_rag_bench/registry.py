@@ -67,12 +67,18 @@ def select_methods(
     return selection
 
 
-def narrow(methods: Sequence[Any], wanted: Sequence[str]) -> list[Any]:
+def method_names(methods: Iterable[Any]) -> set[str]:
+    """The names and families ``--methods`` may select among ``methods``."""
+    return {n for m in methods for n in (m.name, family_of(m))}
+
+
+def narrow(methods: Sequence[Any], wanted: Sequence[str], *, strict: bool = True) -> list[Any]:
     """The methods named in ``wanted`` (exact name or family), in their original order;
-    unknown names raise ValueError listing the known ones."""
-    names = {m.name for m in methods} | {family_of(m) for m in methods}
+    unknown names raise ValueError listing the known ones (``strict=False``: ignored, for a
+    dataset that runs only some of the methods)."""
+    names = method_names(methods)
     unknown = [w for w in wanted if w not in names]
-    if unknown:
+    if unknown and strict:
         raise ValueError(f"unknown method {', '.join(unknown)}; known: {', '.join(sorted(names))}")
     keep = set(wanted)
     return [m for m in methods if m.name in keep or family_of(m) in keep]

@@ -68,7 +68,7 @@ def dataset_table(dataset: dict[str, Any], k: int) -> Table:
 
     title = (
         f"{dataset['name']} ({dataset['track']}): {dataset['chunks']} chunks, "
-        f"{dataset['questions']} questions, k={k}"
+        f"{dataset['questions']} questions, k={k}, {dataset.get('seconds', 0.0):.0f} s"
     )
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
     for column in COLUMNS:
@@ -76,6 +76,84 @@ def dataset_table(dataset: dict[str, Any], k: int) -> Table:
     for method in dataset["methods"]:
         table.add_row(*method_row(method), style="bold" if method["method"] == OURS else None)
     return table
+
+
+CHANGED_COLUMNS = (
+    "method",
+    "clean@k",
+    "stale-leak",
+    "vs plain",
+    "as-of",
+    "keyed",
+    "closed",
+    "x-speaker",
+    "multi",
+    "other attr",
+    "stmt/s",
+)
+
+
+def changed_rows(dataset: dict[str, Any]) -> list[list[str]]:
+    """The chat track's changed attributes (CURRENT questions of single-valued attributes)
+    per method, and what a memory's writes did; no rows for a dataset without them."""
+    rows = []
+    for method in dataset["methods"]:
+        changed = method.get("changed")
+        if method["status"] != "ok" or changed is None:
+            continue
+        retention = method.get("retention") or {}
+        points = retention.get("difference_points")
+        w = method.get("writes")
+        writes = (
+            [
+                f"{w['keyed']}/{w['statements']}",
+                str(w["closings"]),
+                str(w["cross_speaker_closings"]),
+                str(w["multi_valued_closed"]),
+                str(w["collateral_closings"]),
+                "—" if not w["statements_per_second"] else f"{w['statements_per_second']:.1f}",
+            ]
+            if w
+            else ["—"] * 6
+        )
+        rows.append(
+            [
+                method["method"],
+                fraction(changed["clean"]["estimate"]),
+                fraction(changed["leak"]["estimate"]),
+                "—" if points is None else f"{points:+.1f} pt",
+                fraction(headline(method, "as_of_accuracy")),
+                *writes,
+            ]
+        )
+    return rows
+
+
+def changed_table(dataset: dict[str, Any], k: int) -> Table | None:
+    """The terminal table of :func:`changed_rows` (None when there are none)."""
+    from rich import box
+    from rich.table import Table
+
+    rows = changed_rows(dataset)
+    if not rows:
+        return None
+    n = next(m["changed"]["n"] for m in dataset["methods"] if m.get("changed"))
+    title = f"{dataset['name']}: changed attributes ({n} questions), k={k}; writes"
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
+    for column in CHANGED_COLUMNS:
+        table.add_column(column, no_wrap=True, justify="left" if column == "method" else "right")
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def wall_times(results: dict[str, Any]) -> str:
+    """Every track's wall time, one line."""
+    parts = [f"{d['name']} {d.get('seconds', 0.0):.0f} s" for d in results["datasets"]]
+    observations = results.get("observations")
+    if observations is not None and "seconds" in observations:
+        parts.append(f"{observations['name']} {observations['seconds']:.0f} s")
+    return ", ".join(parts)
 
 
 def skipped(dataset: dict[str, Any]) -> list[str]:
@@ -96,6 +174,9 @@ def print_summary(console: Console, results: dict[str, Any]) -> None:
         console.print(dataset_table(dataset, k))
         for line in skipped(dataset):
             console.print(Text(f"  {line}"))
+        changed = changed_table(dataset, k)
+        if changed is not None:
+            console.print(changed)
         console.print()
     observations = results.get("observations")
     if observations is not None:
@@ -108,6 +189,8 @@ def print_summary(console: Console, results: dict[str, Any]) -> None:
         )
     for note in results["meta"]["notes"]:
         console.print(Text(f"note: {note}"))
+    seconds = results["meta"]["seconds"]
+    console.print(Text(f"wall time: {wall_times(results)}; run {seconds:.0f} s"))
     console.print(
         Text(
             "* a framework's real class; clean@k and stale-leak over current questions; "
@@ -141,6 +224,8 @@ def markdown(results: dict[str, Any], plots: Sequence[str]) -> str:
         f"Date: {meta['environment']['date']}; machine: {meta['environment']['platform']}, "
         f"{meta['environment']['cores']} cores; wall time {meta['seconds']:.0f} s; "
         f"profile {meta['profile']}, seed {meta['seed']}, k = {meta['k']}.",
+        "",
+        f"Wall time per track: {wall_times(results)}.",
         "",
         f"Prose detector: {meta.get('prose_detector', 'none')}.",
         "",
@@ -176,8 +261,14 @@ def _targets(checks: Sequence[dict[str, Any]]) -> list[str]:
     intro = (
         "Ours (`supersession+phi-t`, buffer off) on the synthetic keyed track; its read "
         "latency against plain top-k in this run, query embedding excluded (rows starting "
-        "`read path:`, SituatedQA's on its as-of questions alone); the shipped prose judge on "
-        "LoCoMo's observations (rows starting `observations:`)."
+        "`read path:`, SituatedQA's on its as-of questions alone); on the synthetic prose "
+        "track the memory with the shipped write-time judge (`supersession`) and read-time "
+        "Phi_T with kappa (`phi-t`, its p50 over the sampled questions) (rows starting "
+        "`prose:`); on the chat track the default write-time judge (`kappa`, statements "
+        "written with their speaker), clean@k over the CURRENT questions of single-valued "
+        "attributes and its closings across speakers and of multi-valued facts (rows "
+        "starting `chat:`); the shipped prose judge on LoCoMo's observations (rows starting "
+        "`observations:`)."
     )
     return ["## Targets", "", intro, "", *_md_table(["target", "goal", "value", ""], rows)]
 
@@ -194,7 +285,7 @@ def _dataset_section(dataset: dict[str, Any], k: int) -> list[str]:
         "",
         f"{dataset['description']}. {dataset['chunks']} chunks, {dataset['questions']} "
         f"questions; shared embedding {dataset['embed_seconds']:.1f} s, plain Chroma "
-        f"indexing {dataset['index_seconds']:.1f} s."
+        f"indexing {dataset['index_seconds']:.1f} s; wall time {dataset.get('seconds', 0.0):.0f} s."
         + (" Scored by evidence turn id." if dataset["score_by_evidence"] else ""),
         "",
         "Headline figures (95% bootstrap intervals); clean@k / stale-leak over current "
@@ -203,6 +294,7 @@ def _dataset_section(dataset: dict[str, Any], k: int) -> list[str]:
         *_md_table(COLUMNS, [_md_row(m) for m in dataset["methods"]]),
         *[f"- {line}" for line in skipped(dataset)],
         "",
+        *_changed(dataset, k),
         *_cells(dataset),
         *_costs(dataset),
         *_bags(dataset),
@@ -216,6 +308,22 @@ def _md_row(method: dict[str, Any]) -> list[str]:
         row[COLUMNS.index("clean@k")] = _interval(method["summary"].get("clean"))
         row[COLUMNS.index("as-of")] = _interval(method["summary"].get("as_of_accuracy"))
     return row
+
+
+def _changed(dataset: dict[str, Any], k: int) -> list[str]:
+    rows = changed_rows(dataset)
+    if not rows:
+        return []
+    for row, method in zip(rows, [m for m in dataset["methods"] if m.get("changed")], strict=True):
+        row[1] = _interval(method["changed"]["clean"])
+    intro = (
+        f"Changed attributes: clean@{k} and stale-leak over the CURRENT questions of "
+        "single-valued attributes; static retention vs plain and as-of over the track's own "
+        "questions. A memory's writes: statements keyed, versions closed, of which by another "
+        "speaker's statement (x-speaker), of a multi-valued fact (multi), by a statement of "
+        "another attribute or person (other attr)."
+    )
+    return [intro, "", *_md_table(CHANGED_COLUMNS, rows)]
 
 
 def _cells(dataset: dict[str, Any]) -> list[str]:

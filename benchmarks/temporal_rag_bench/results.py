@@ -3,7 +3,10 @@
 Scoring is :mod:`temporal_rag_bench.metrics`' (hit / leak / clean per question over everything a
 method returned, bootstrap intervals, static retention against plain top-k); this module lays
 the figures out per dataset and method, adds costs (ingest, writes per second, latency ratio
-to plain top-k) and checks the targets of issue 7 for ours.
+to plain top-k) and what a memory's writes did (closings across speakers, of multi-valued
+facts), and checks the targets: issue 7's for ours, issue 17's read path, issue 33's for
+the write-time judge on prose and chat and read-time Phi_T with kappa, issue 16's on
+LoCoMo's observations.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any
 from temporal_rag_bench.metrics import (
     ALL,
     QuestionScore,
+    aggregate,
     aggregate_cells,
     score_all,
     static_retention,
@@ -32,6 +36,14 @@ PLAIN = "plain"
 RATIOS = (1, 3, 10, 30, 100)
 HEADLINE_RATIOS = (1, 10, 100)
 TARGETS = {"clean": 0.99, "retention_points": -1.0, "as_of": 0.99, "latency_ratio": 1.3}
+CHAT = "chat"
+CHAT_JUDGE = "kappa"  # the chat track's default write-time judge (prose_judge="kappa")
+CHANGED = "current:single"
+"""The chat track's CURRENT questions of single-valued attributes (cells ``current:single:N=n``):
+the attributes that change."""
+PROSE = "synthetic-prose"
+PROSE_JUDGE = "supersession"  # the memory with the shipped write-time judge, no Phi_T
+PROSE_PHI_T = "phi-t"  # plain top-k, then Phi_T with kappa (no --judge)
 PACKAGES = (
     "temporal-rag",
     "chromadb",
@@ -82,6 +94,8 @@ def scored(
         "datasets": datasets,
         "targets": targets(datasets)
         + read_path_targets(datasets)
+        + prose_targets(datasets, llm_judge=meta.get("judge") is not None)
+        + chat_targets(datasets)
         + observation_targets(observations),
     }
     if observations is not None:
@@ -108,6 +122,7 @@ def dataset_results(run: DatasetRun, *, seed: int) -> dict[str, Any]:
         "score_by_evidence": dataset.score_by_evidence,
         "embed_seconds": run.embed_seconds,
         "index_seconds": run.index_seconds,
+        "seconds": run.seconds,
         "detector": run.detector,
         "methods": methods,
     }
@@ -148,6 +163,11 @@ def method_results(
         latency_ratio=summary.latency_p50 / plain_p50 if plain_p50 else None,
         questions=[_question(s, run.answers[s.question_id]) for s in scores],
     )
+    changed = [s for s in scores if s.cell.startswith(CHANGED + ":")]
+    if changed:
+        out["changed"] = aggregate(run.method, CHANGED, changed, seed=seed).to_dict()
+    if run.writes is not None:
+        out["writes"] = run.writes
     if run.bag:
         bag_scores = score_all(dataset, run.bag)
         out["bag"] = {
@@ -236,6 +256,75 @@ def _p50_ratio(datasets: Sequence[dict[str, Any]], name: str, kind: str | None) 
             return None
         medians.append(statistics.median(seconds))
     return medians[0] / medians[1] if medians[1] else None
+
+
+def prose_targets(
+    datasets: Sequence[dict[str, Any]], *, llm_judge: bool = False
+) -> list[dict[str, Any]]:
+    """Issue 33's targets on the synthetic prose track: the memory with the shipped write-time
+    judge (``supersession``): clean@k overall (>= 0.60) and at N = 10 (>= 0.50), static
+    retention vs plain (>= -1 pt), as-of (>= 0.80); and read-time Phi_T with kappa
+    (``phi-t``, not with an LLM ``--judge``): p50 read latency / plain (<= 3)."""
+    prose = next((d for d in datasets if d["name"] == PROSE), None)
+    if prose is None:
+        return []
+    by_method = {m["method"]: m for m in prose["methods"] if m["status"] == "ok"}
+    checks: list[dict[str, Any]] = []
+    judged = by_method.get(PROSE_JUDGE)
+    if judged is not None:
+        aims = (
+            ("clean@k overall", headline(judged, "clean"), 0.60),
+            ("clean@k at N=10", rate(judged, ratio_cell(10)), 0.50),
+            ("static retention vs plain (points)", _points(judged), -1.0),
+            ("as-of accuracy", headline(judged, "as_of_accuracy"), 0.80),
+        )
+        for label, value, goal in aims:
+            if value is not None:
+                name = f"prose: write-time judge, {label}"
+                checks.append(_check(name, value, value >= goal, f">= {goal:g}"))
+    phi_t = by_method.get(PROSE_PHI_T)
+    ratio = None if phi_t is None or llm_judge else phi_t.get("latency_ratio")
+    if ratio is not None:
+        name = "prose: read-time Phi_T (kappa), p50 / plain"
+        checks.append(_check(name, ratio, ratio <= 3.0, "<= 3"))
+    return checks
+
+
+def chat_targets(datasets: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Issue 33's chat targets for the default write-time judge (``kappa``): clean@k on the
+    changed attributes (CURRENT questions of single-valued attributes, >= 0.60), and none of
+    its writes closing another speaker's statement or a multi-valued fact (= 0 each)."""
+    chat = next((d for d in datasets if d["name"] == CHAT), None)
+    judged = (
+        None
+        if chat is None
+        else next(
+            (m for m in chat["methods"] if m["method"] == CHAT_JUDGE and m["status"] == "ok"), None
+        )
+    )
+    if judged is None:
+        return []
+    checks: list[dict[str, Any]] = []
+    changed = judged.get("changed")
+    if changed is not None:
+        value = float(changed["clean"]["estimate"])
+        name = "chat: clean@k on changed attributes, default judge"
+        checks.append(_check(name, value, value >= 0.60, ">= 0.6"))
+    writes = judged.get("writes") or {}
+    for field, label in (
+        ("cross_speaker_closings", "supersessions across speakers"),
+        ("multi_valued_closed", "multi-valued facts closed"),
+    ):
+        if field in writes:
+            count = float(writes[field])
+            checks.append(_check(f"chat: {label}, default judge", count, count == 0, "= 0"))
+    return checks
+
+
+def _points(method: dict[str, Any]) -> float | None:
+    retention = method.get("retention") or {}
+    points = retention.get("difference_points")
+    return None if points is None else float(points)
 
 
 def observation_targets(observations: dict[str, Any] | None) -> list[dict[str, Any]]:

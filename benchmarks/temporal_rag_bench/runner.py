@@ -51,6 +51,7 @@ class MethodRun:
     answers: dict[str, Retrieved] = field(default_factory=dict)
     bag: dict[str, Retrieved] = field(default_factory=dict)
     sampled: bool = False  # answered a sample of the questions only (a model judges each read)
+    writes: dict[str, Any] | None = None  # what its writes did, for a method that reports it
 
 
 @dataclass(slots=True)
@@ -60,6 +61,7 @@ class DatasetRun:
     dataset: Dataset
     embed_seconds: float = 0.0
     index_seconds: float = 0.0
+    seconds: float = 0.0  # the dataset's wall time: embedding, every method, the detector
     methods: list[MethodRun] = field(default_factory=list)
     detector: dict[str, Any] = field(default_factory=dict)
 
@@ -90,6 +92,7 @@ def run_dataset(
 ) -> DatasetRun:
     """Every method on one dataset: each ingests (timed), then all answer the questions
     interleaved (see :func:`ask_interleaved`), then the bag-of-facts mode runs."""
+    started = time.perf_counter()
     store = SharedStore(
         dataset,
         embedder,
@@ -118,6 +121,7 @@ def run_dataset(
             if close is not None:
                 close()
         store.close()
+    result.seconds = time.perf_counter() - started
     return result
 
 
@@ -133,8 +137,9 @@ class _Active:
 def prepare(
     method: Any, dataset: Dataset, store: SharedStore, options: RunOptions
 ) -> tuple[MethodRun, _Active | None]:
-    """A method's record and, if it runs, the method after ingesting (timed). A failure is
-    recorded with its message, never hidden."""
+    """A method's record and, if it runs, the method after ingesting (timed), with what its
+    writes did when it reports that (``write_figures(dataset)``). A failure is recorded with
+    its message, never hidden."""
     run = MethodRun(
         method=method.name,
         family=family_of(method),
@@ -159,6 +164,9 @@ def prepare(
         method.ingest(dataset, store)
         built = getattr(method, "ingest_seconds", None)
         run.ingest_seconds = built if built is not None else time.perf_counter() - started
+        figures: Callable[[Dataset], dict[str, Any]] | None = getattr(method, "write_figures", None)
+        if figures is not None:
+            run.writes = figures(dataset)
 
     return run, ready if _guarded(ready, ingest) else None
 
@@ -260,14 +268,14 @@ class BenchRun:
 
 def run_bench(
     datasets: Sequence[Dataset],
-    methods_for: Callable[[], Sequence[Any]],
+    methods_for: Callable[[Dataset], Sequence[Any]],
     embedder: Embedder,
     *,
     options: RunOptions,
     progress: Progress = no_progress,
 ) -> BenchRun:
-    """Every method (fresh instances per dataset, from ``methods_for``) on every dataset,
-    one Chroma client and one vector cache for the whole run."""
+    """Every method (fresh instances per dataset, from ``methods_for(dataset)``) on every
+    dataset, one Chroma client and one vector cache for the whole run."""
     run = BenchRun()
     client = chroma_client()
     cache = VectorCache()
@@ -276,7 +284,7 @@ def run_bench(
             run.datasets.append(
                 run_dataset(
                     dataset,
-                    methods_for(),
+                    methods_for(dataset),
                     embedder,
                     options=options,
                     client=client,

@@ -22,13 +22,14 @@ def run(*argv: str) -> tuple[int, str]:
 
 @pytest.mark.slow
 def test_a_tiny_bench_run_prints_the_table_and_writes_the_report(tmp_path: Path) -> None:
+    """Three tracks: keyed, prose and chat (with the default write-time judge)."""
     out = tmp_path / "bench"
     code, shown = run(
         "bench",
         "--profile",
         "tiny",
         "--dataset",
-        "synthetic-keyed,synthetic-prose",
+        "synthetic-keyed,synthetic-prose,chat",
         "--out",
         str(out),
         "--limit",
@@ -58,6 +59,22 @@ def test_a_tiny_bench_run_prints_the_table_and_writes_the_report(tmp_path: Path)
     prose = results["datasets"][1]
     assert prose["name"] == "synthetic-prose"
     assert all(m["status"] == "ok" for m in prose["methods"])
+    chat = results["datasets"][2]
+    assert chat["name"] == "chat"
+    assert [m["method"] for m in chat["methods"]] == [
+        "plain",
+        "emb-recency",
+        "kappa",
+        "keyed-by-hand",
+    ]
+    assert all(m["status"] == "ok" for m in chat["methods"])
+    checks = {t["target"]: t for t in results["targets"]}
+    for row in ("supersessions across speakers", "multi-valued facts closed"):
+        assert checks[f"chat: {row}, default judge"]["value"] == 0.0
+    assert "chat: clean@k on changed attributes, default judge" in checks
+    assert "prose: write-time judge, clean@k overall" in checks
+    assert "prose: read-time Phi_T (kappa), p50 / plain" in checks
+    assert "wall time: synthetic-keyed" in shown
     report = (out / "report.md").read_text()
     assert "Versions: python" in report
     assert "Prose detector: claims at write time (frames-minilm-v1 frames at P >= 0.90" in report

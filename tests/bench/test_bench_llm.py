@@ -37,9 +37,13 @@ from temporal_rag_bench.llm_bench import (
     LocalModels,
     bench_llm,
     main,
+)
+from temporal_rag_bench.llm_methods import (
+    MemoryMethod,
+    PerfectExtractionLLM,
+    WriteRecord,
     write_figures,
 )
-from temporal_rag_bench.llm_methods import MemoryMethod, PerfectExtractionLLM, WriteRecord
 from temporal_rag_bench.llm_tracks import TrackSize, gold_key, load_tracks, situatedqa_prose
 from temporal_rag_bench.model import Chunk, ChunkKind, Dataset, Question, QuestionKind, Track
 

@@ -301,9 +301,9 @@ def test_bad_sizes_and_splits_are_refused() -> None:
         generate_chat(size=ChatSize(speakers=99))
 
 
-def test_chat_is_selectable_but_not_in_the_default_run() -> None:
+def test_chat_is_in_the_default_run_at_the_profiles_size() -> None:
+    assert "chat" in DATASETS
     assert "chat" in KNOWN
-    assert "chat" not in DATASETS
     (dataset,), notes = load_datasets(["chat"], profile=PROFILES["tiny"], seed=5, data_dir=None)
     assert dataset == generate_chat(seed=5, size=SIZES["tiny"])
     assert not notes
@@ -315,4 +315,4 @@ def test_the_command_line_accepts_chat() -> None:
 
     assert parse_list("chat,synthetic-prose", KNOWN) == ("chat", "synthetic-prose")
     with pytest.raises(BenchUsageError):
-        parse_list("chat", DATASETS)
+        parse_list("chat,nope", KNOWN)

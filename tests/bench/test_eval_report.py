@@ -32,7 +32,7 @@ def tiny(track: Track) -> Dataset:
 def run(datasets: Sequence[Dataset], options: RunOptions | None = None) -> BenchRun:
     return run_bench(
         datasets,
-        lambda: select_methods(METHODS, frameworks=False, judge=None).methods,
+        lambda _: select_methods(METHODS, frameworks=False, judge=None).methods,
         HashingEmbedder(128),
         options=options or RunOptions(k=3),
     )
@@ -156,7 +156,7 @@ def test_a_judge_runs_the_prose_phi_t_methods_on_a_sample() -> None:
     options = RunOptions(k=3, judge=judge, judge_sample=4, judge_bags=2)
     bench = run_bench(
         [tiny(Track.PROSE)],
-        lambda: select_methods(["phi-t"], frameworks=False, judge=judge).methods,
+        lambda _: select_methods(["phi-t"], frameworks=False, judge=judge).methods,
         HashingEmbedder(128),
         options=options,
     )
@@ -178,7 +178,7 @@ def test_a_failing_method_is_recorded_not_hidden() -> None:
             raise AssertionError("never asked")
 
     bench = run_bench(
-        [tiny(Track.KEYED)], lambda: [Broken()], HashingEmbedder(64), options=RunOptions()
+        [tiny(Track.KEYED)], lambda _: [Broken()], HashingEmbedder(64), options=RunOptions()
     )
     (method,) = bench.datasets[0].methods
     assert (method.status, method.note) == ("failed", "RuntimeError: no luck")
