@@ -2,8 +2,10 @@
 
 - ``phi-t``: plain top-k from the shared collection, then Phi_T (:func:`temporal_dominance`)
   with the key detector on the keyed track; on the prose track with the shipped prose detector
-  (kappa-minilm, read-time) or, when given, the LLM judge (``judge``). Without a prose detector
-  (the ``embedded`` extra missing) it does not run on prose (reported as such, never faked).
+  (kappa-minilm behind the framed pair rule: only same-subject, same-attribute pairs, their
+  verdicts precomputed at write time, see :func:`framed_for`) or, when given, the LLM judge
+  (``judge``). Without a prose detector (the ``embedded`` extra missing) it does not run on
+  prose (reported as such, never faked).
 - ``supersession``: a :class:`TemporalMemory` (SQLite ledger + ChromaIndex in the run's Chroma
   client, the shared vectors) fed every chunk in recorded order, keyed facts with their keys,
   prose judged at write time by kappa-minilm (:class:`~shared_core.memory.ProseJudge`) as the
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from shared_core.clock import ManualClock
+from shared_core.detectors.framed import FramedConflictDetector, framed_kappa_detector
 from shared_core.detectors.frames import FrameCard, FrameHead
 from shared_core.detectors.kappa import (
     KAPPA_FOLDER,
@@ -50,6 +53,9 @@ Judge = Callable[[str], str]
 NO_PROSE_DETECTOR = "no prose detector available (install the embedded extra, or pass --judge)"
 KAPPA_RESOURCE = "kappa-scorer"
 FRAMES_RESOURCE = "frame-head"
+FRAMED_RESOURCE = "framed-kappa"
+WRITE_NEIGHBOURS = 4
+"""Write-time verdicts per chunk: against its nearest same-subject, same-attribute chunks."""
 BUFFER_SIZE = 8
 """The recency buffer's N (GC-Mem's short-term memory; TemporalMemory's default capacity)."""
 WRITE_BATCH = 1_000
@@ -85,21 +91,60 @@ def write_time_judge(shared: SharedStore) -> ClaimJudge | None:
     return claim_judge(scorer=kappa_for(shared), frames=frames)
 
 
+@dataclass(frozen=True, slots=True)
+class WriteTimeVerdicts:
+    """The dataset's framed kappa detector and what its write-time verdicts cost."""
+
+    detector: FramedConflictDetector
+    seconds: float
+    pairs: int
+
+
+def framed_for(shared: SharedStore, judge: Judge | None) -> WriteTimeVerdicts | None:
+    """kappa for Phi_T on prose behind the framed pair rule, one per dataset (shared by the
+    methods): every chunk read (subject, frame profile) and scored against its
+    :data:`WRITE_NEIGHBOURS` nearest same-subject, same-attribute chunks as it is written, so
+    reads mostly find their verdicts kept. None when an LLM judge is given, kappa cannot run
+    here, or the frame head cannot read the store's vectors (a test embedder)."""
+    if judge is not None or kappa_missing():
+        return None
+    frames = shared.resource(FRAMES_RESOURCE, FrameHead, lambda _: None)
+    if frames.embedder != shared.embedder.name:
+        return None
+
+    def build() -> WriteTimeVerdicts:
+        started = time.perf_counter()
+        detector = framed_kappa_detector(scorer=kappa_for(shared), frames=frames)
+        vectors = shared.embedder.embed_documents([c.text for c in shared.chunks])
+        pairs = detector.precompute(
+            [candidate(c) for c in shared.chunks], vectors, neighbours=WRITE_NEIGHBOURS
+        )
+        return WriteTimeVerdicts(detector, time.perf_counter() - started, pairs)
+
+    return shared.resource(FRAMED_RESOURCE, build, lambda _: None)
+
+
 def read_time_kappa(shared: SharedStore, judge: Judge | None) -> KappaScorer | None:
     """kappa for Phi_T on prose: None when an LLM judge is given or kappa cannot run here."""
     return None if judge is not None or kappa_missing() else kappa_for(shared)
 
 
 def detector_for(
-    dataset: Dataset, judge: Judge | None, kappa: KappaScorer | None = None
+    dataset: Dataset,
+    judge: Judge | None,
+    kappa: KappaScorer | None = None,
+    framed: WriteTimeVerdicts | None = None,
 ) -> ConflictDetector | None:
     """The best detector available for the dataset's track: the key detector on keyed data; on
-    prose the LLM judge when given, else kappa; None when neither is available."""
+    prose the LLM judge when given, else framed kappa, else kappa on every pair; None when
+    none is available."""
     key = KeyConflictDetector(dict(dataset.cardinalities))
     if dataset.track is Track.KEYED:
         return key
     if judge is not None:
         return AnyConflict(key, LLMConflictDetector(judge, on_error="skip", name="llm-judge"))
+    if framed is not None:
+        return AnyConflict(key, framed.detector)
     if kappa is None:
         return None
     return AnyConflict(key, kappa_detector(scorer=kappa))
@@ -148,14 +193,16 @@ class PhiTOnly(StoreMethod):
         self.judge = judge
         self.detector: ConflictDetector | None = None
         self._candidates: list[Candidate] = []
+        self.ingest_seconds: float | None = None
 
     def skip_reason(self, dataset: Dataset) -> str | None:
         return prose_skip_reason(dataset, self.judge)
 
     def judges_reads(self, dataset: Dataset) -> bool:
-        """Whether each read of this dataset calls a model (the LLM judge or kappa): then it
-        answers a seeded sample of the questions only."""
-        return dataset.track is Track.PROSE
+        """Whether each read of this dataset calls a model (the LLM judge): then it answers a
+        seeded sample of the questions only. Framed kappa reads mostly find their verdicts
+        kept at write time, so they answer every question."""
+        return dataset.track is Track.PROSE and self.judge is not None
 
     def supports_bag(self, dataset: Dataset) -> bool:
         """Bag-of-facts mode: not with kappa on prose (every pair of a bag of up to a hundred
@@ -163,9 +210,14 @@ class PhiTOnly(StoreMethod):
         return bag_supported(dataset, self.judge)
 
     def ingest(self, dataset: Dataset, shared: SharedStore) -> None:
+        started = time.perf_counter()
         super().ingest(dataset, shared)
-        self.detector = detector_for(dataset, self.judge, read_time_kappa(shared, self.judge))
+        framed = framed_for(shared, self.judge) if dataset.track is Track.PROSE else None
+        kappa = read_time_kappa(shared, self.judge)
+        self.detector = detector_for(dataset, self.judge, kappa, framed)
         self._candidates = [candidate(chunk) for chunk in shared.chunks]
+        own = time.perf_counter() - started  # the write-time verdicts count once, in full
+        self.ingest_seconds = own + (framed.seconds if framed is not None else 0.0)
 
     def retrieve(self, question: Question, k: int, *, now: datetime) -> Retrieved:
         fetched = self.shared.fetch(question.text, k, now=now)
@@ -246,7 +298,7 @@ class Supersession:
 
     def judges_reads(self, dataset: Dataset) -> bool:
         """Whether each read of this dataset calls a model (see :meth:`PhiTOnly.judges_reads`)."""
-        return self.phi_t and dataset.track is Track.PROSE
+        return self.phi_t and dataset.track is Track.PROSE and self.judge is not None
 
     def supports_bag(self, dataset: Dataset) -> bool:
         """Bag-of-facts mode (see :meth:`PhiTOnly.supports_bag`)."""
@@ -260,9 +312,11 @@ class Supersession:
             lambda b: b.memory.close(),
         )
         self._shared, self._memory = shared, built.memory
-        self.ingest_seconds = built.seconds
+        prose = self.phi_t and dataset.track is Track.PROSE
+        framed = framed_for(shared, self.judge) if prose else None
+        self.ingest_seconds = built.seconds + (framed.seconds if framed is not None else 0.0)
         kappa = read_time_kappa(shared, self.judge)
-        self.detector = detector_for(dataset, self.judge, kappa) if self.phi_t else None
+        self.detector = detector_for(dataset, self.judge, kappa, framed) if self.phi_t else None
 
     def retrieve(self, question: Question, k: int, *, now: datetime) -> Retrieved:
         memory = self._require()[1]

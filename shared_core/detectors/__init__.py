@@ -1,10 +1,19 @@
 """Conflict detectors (kappa) for Phi_T: by key, by NLI model (kappa-minilm, shipped, or any
-local NLI model), by LLM judge and by LLM grouping (one call per retrieved set).
+local NLI model; :mod:`~shared_core.detectors.framed` scores only same-subject,
+same-attribute pairs, with kept readings and verdicts), by LLM judge and by LLM grouping
+(one call per retrieved set).
 
 All are light to import: the NLI model's libraries (transformers, torch) load on first use only,
 in :mod:`shared_core.detectors.transformers_nli`.
 """
 
+from shared_core.detectors.framed import (
+    FramedConflictDetector,
+    FramedCounts,
+    comparable,
+    framed_kappa_detector,
+)
+from shared_core.detectors.framed_store import InMemoryReadings, InMemoryVerdicts, Reading
 from shared_core.detectors.kappa import KappaScorer, kappa_detector
 from shared_core.detectors.key import KeyConflictDetector
 from shared_core.detectors.llm import LLMConflictDetector
@@ -17,7 +26,11 @@ __all__ = [
     "GROUPS_SCHEMA",
     "AllPrefilters",
     "CosinePrefilter",
+    "FramedConflictDetector",
+    "FramedCounts",
     "GroupDetectorStats",
+    "InMemoryReadings",
+    "InMemoryVerdicts",
     "KappaScorer",
     "KeyConflictDetector",
     "LLMConflictDetector",
@@ -25,7 +38,10 @@ __all__ = [
     "NLIConflictDetector",
     "PairCounts",
     "PairScorer",
+    "Reading",
     "TransformersNLIScorer",
+    "comparable",
+    "framed_kappa_detector",
     "kappa_detector",
     "same_subject",
 ]

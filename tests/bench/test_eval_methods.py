@@ -210,6 +210,17 @@ def test_phi_t_runs_on_prose_with_the_shipped_detector() -> None:
     assert PhiTOnly(judge=lambda prompt: '{"conflicts": []}').skip_reason(prose) is None
 
 
+def test_kappa_phi_t_answers_every_prose_question_and_the_llm_judge_a_sample() -> None:
+    prose = dataset(
+        [lives("a", "maria lives in berlin", "Berlin", 2019, 0, keyed=False)], track=Track.PROSE
+    )
+    assert not PhiTOnly().judges_reads(prose)
+    assert not Supersession(phi_t=True).judges_reads(prose)
+    assert PhiTOnly(judge=lambda prompt: "{}").judges_reads(prose)
+    assert Supersession(phi_t=True, judge=lambda prompt: "{}").judges_reads(prose)
+    assert not PhiTOnly(judge=lambda prompt: "{}").judges_reads(dataset(BASIC))
+
+
 def test_phi_t_is_not_run_on_prose_without_any_prose_detector(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -66,6 +66,7 @@ BACKENDS = {
     "memory/reader.py": {"numpy"},
     "judging/claims.py": {"numpy"},
     "detectors/frames.py": {"numpy"},
+    "detectors/framed.py": {"numpy"},  # write-time neighbours, lazily
     "llms/llama_cpp.py": {"xllamacpp"},
 }
 
