@@ -71,10 +71,10 @@ threshold (a false "restates" merges two statements into one claim)."""
 def options(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument("--count", type=int, default=9_000, help="training pairs to generate")
+    parser.add_argument("--count", type=int, default=4_500, help="training pairs to generate")
     parser.add_argument("--epochs", type=float, default=1.0)
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--lr", type=float, default=8e-5)
+    parser.add_argument("--lr", type=float, default=1e-4)
     parser.add_argument("--max-length", type=int, default=128)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--dev", default="dev", help="dev split name or JSONL path")
@@ -87,14 +87,26 @@ def options(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--vitaminc-count",
         type=int,
-        default=8_000,
+        default=4_000,
         help="VitaminC training pairs beside the generated ones (0: none, and no VitaminC dev)",
+    )
+    parser.add_argument(
+        "--vitaminc-dev-count",
+        type=int,
+        default=2_000,
+        help="VitaminC dev pairs (a seeded sample of the dev pages' pairs) to choose thresholds on",
     )
     parser.add_argument("--out", type=Path, required=True, help="folder for the weights")
     parser.add_argument(
         "--swap-negatives",
         action="store_true",
         help="also train on order-free negatives read the other way round (off for v1)",
+    )
+    parser.add_argument(
+        "--init",
+        type=Path,
+        help="a kappa model folder to start from instead of the base model (a one-logit "
+        "card's logit becomes the 'ends' logit)",
     )
     parser.add_argument("--quiet", action="store_true")
     return parser.parse_args(argv)
@@ -115,8 +127,22 @@ class Trainer:
         )
         self.model = build_model(transformers, self.base, labels=len(VERDICTS))
         self.model.load_state_dict(base_state(safetensors.torch, self.base), strict=False)
+        if args.init is not None:
+            self.start_from(args.init)
         for name, parameter in self.model.named_parameters():
             parameter.requires_grad_(not name.endswith(FROZEN))
+
+    def start_from(self, folder: Path) -> None:
+        """Load a trained kappa's delta; a one-logit head fills the "ends" row of the new one."""
+        loaded = dequantize(torch, safetensors.torch.load_file(str(folder / WEIGHTS_FILE)))
+        state = self.model.state_dict()
+        ends = VERDICTS.index("ends")
+        for name, tensor in loaded.items():
+            if state[name].shape == tensor.shape:
+                state[name] = tensor
+            elif name.startswith("classifier.") and tensor.shape[0] == 1:
+                state[name][ends] = tensor[0]
+        self.model.load_state_dict(state, strict=True)
 
     def encode(self, pairs: Sequence[LabelledPair]) -> Any:
         return self.tokenizer(
@@ -263,6 +289,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         real = split_pairs(read_rows(args.data_dir), seed=args.seed)
         pairs = [*pairs, *vitaminc_sample(real["train"], args.vitaminc_count, seed=args.seed)]
         real_dev = real["dev"]
+        if len(real_dev) > args.vitaminc_dev_count:
+            real_dev = random.Random(args.seed).sample(real_dev, args.vitaminc_dev_count)
     dev = load_pairset(args.dev)
     facts: dict[str, Any] = {
         "seed": args.seed,
@@ -273,6 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "batch_size": args.batch_size,
         "lr": args.lr,
         "threads": args.threads,
+        "init": str(args.init) if args.init else "base model",
     }
     facts.update(trainer.train(pairs))
     unquantised = trainer.scores(dev)
