@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,12 @@ def register(commands: Commands) -> None:
         action="store_true",
         help="skip the claim judge end to end (the judge prose_judge='kappa' uses)",
     )
+    kappa.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="the shared data folder: also score VitaminC's held-out (test) pages, split with "
+        "the card's seed (default: $TEMPORAL_RAG_DATA; skipped when neither is set)",
+    )
     kappa.add_argument("--out", metavar="FILE", help="also write the report (markdown) here")
     kappa.add_argument("--json", metavar="FILE", help="also write the figures (JSON) here")
     kappa.set_defaults(handler=run)
@@ -54,6 +61,32 @@ def _restates(scorer: KappaScorer, threshold: float, record: dict[str, Any]) -> 
             f"false restates {found['false_restates']}/{found['other_pairs']}."
         )
     return "\n" + "\n".join(lines) + "\n"
+
+
+def _vitaminc(scorer: KappaScorer, data_dir: str, record: dict[str, Any]) -> str:
+    """kappa on VitaminC's test pages at the card's thresholds (markdown; figures into record):
+    F1 of "ends" (revision_change against every other pair of those pages) and restates."""
+    from temporal_rag_training.kappa_eval import evaluate, markdown, restates_report
+    from temporal_rag_training.vitaminc import read_rows, split_pairs
+
+    seed = int(scorer.card.facts.get("seed", 13))
+    pairs = split_pairs(read_rows(data_dir), seed=seed)["test"]
+    verdicts = scorer.verdict_scores([(p.older, p.newer) for p in pairs])
+    report = evaluate(pairs, [v.ends for v in verdicts], scorer.card.threshold)
+    entry: dict[str, Any] = {"seed": seed, **report.to_dict()}
+    text = "\n" + markdown(f"{scorer.name} on VitaminC test pages (seed {seed})", report) + "\n"
+    if scorer.card.restates_threshold is not None:
+        found = restates_report(
+            pairs, [v.restates for v in verdicts], scorer.card.restates_threshold
+        )
+        entry["restates"] = found
+        text += (
+            f"\nrestates (supported claims) recognised {found['recognised']}/"
+            f"{found['restating_pairs']} ({found['recognised_share']:.1%}); "
+            f"false restates {found['false_restates']}/{found['other_pairs']}.\n"
+        )
+    record["vitaminc_test"] = entry
+    return text
 
 
 def _claims(scorer: KappaScorer, record: dict[str, Any]) -> str:
@@ -90,6 +123,9 @@ def run(args: argparse.Namespace, console: Console) -> int:
     text, record = evaluate(scorers)
     if scorer.card.restates_threshold is not None:
         text += _restates(scorer, scorer.card.restates_threshold, record)
+    data_dir = args.data_dir or os.environ.get("TEMPORAL_RAG_DATA")
+    if data_dir:
+        text += _vitaminc(scorer, data_dir, record)
     if not args.no_claims:
         text += _claims(scorer, record)
     console.print(text, markup=False)

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from shared_core.errors import InvalidInputError
-from temporal_rag_training.labelled import RESTATING_KINDS
-from temporal_rag_training.pairs import KINDS, LabelledPair
+from temporal_rag_training.labelled import ALL_KINDS, RESTATING_KINDS
+from temporal_rag_training.pairs import LabelledPair
 
 PAIRSETS = Path(__file__).parent / "pairsets"
 SPLITS = ("dev", "test")
@@ -42,11 +42,11 @@ def load_pairset(split_or_path: str | Path) -> list[LabelledPair]:
         if not line.strip():
             continue
         row = json.loads(line)
-        if row.get("kind") not in KINDS or row.get("label") not in (0, 1):
+        if row.get("kind") not in ALL_KINDS or row.get("label") not in (0, 1):
             raise InvalidInputError(
                 f"{path.name}:{number}",
                 f"has kind {row.get('kind')!r} and label {row.get('label')!r}",
-                f"use a kind of {list(KINDS)} and a label 0 or 1",
+                f"use a kind of {list(ALL_KINDS)} and a label 0 or 1",
             )
         pairs.append(
             LabelledPair(
@@ -147,7 +147,7 @@ def evaluate(
     labels = [pair.label for pair in pairs]
     overall = scores_of(labels, flags)
     kinds = []
-    for kind in KINDS:
+    for kind in ALL_KINDS:
         members = [i for i, pair in enumerate(pairs) if pair.kind == kind]
         if not members:
             continue

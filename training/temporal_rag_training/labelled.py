@@ -17,8 +17,14 @@ KINDS = (
     "bare_change",
     "same_subject_news",
 )
-POSITIVE_KINDS = frozenset({"explicit_change", "implied_change", "retraction", "bare_change"})
-RESTATING_KINDS = frozenset({"paraphrase"})
+REAL_KINDS = ("revision_change", "supported_claim", "unsupported_claim", "same_page")
+"""The kinds of the pairs read from VitaminC's real revisions (see
+:mod:`temporal_rag_training.vitaminc`); the generator makes none of them."""
+ALL_KINDS = KINDS + REAL_KINDS
+POSITIVE_KINDS = frozenset(
+    {"explicit_change", "implied_change", "retraction", "bare_change", "revision_change"}
+)
+RESTATING_KINDS = frozenset({"paraphrase", "supported_claim"})
 VERDICTS = ("neither", "ends", "restates")
 """The three answers of the v2 judge, in the order of its logits."""
 
@@ -39,5 +45,5 @@ class LabelledPair:
     older: str
     newer: str
     label: int  # 1: the newer makes the older no longer true; 0: both can hold
-    kind: str  # one of KINDS
+    kind: str  # one of ALL_KINDS
     family: str  # the attribute family it came from
