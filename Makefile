@@ -92,7 +92,7 @@ bench-nli: $(STAMP)  ## NLI detector figures: pairs/s with a tiny model, pre-fil
 KAPPA_SEED ?= 13
 
 train-kappa: $(STAMP)  ## train a three-verdict kappa candidate on CPU, seeded -> build/kappa-candidate (copy it into kappa_model/ to ship it)
-	$(BIN)/python -m temporal_rag_training.train --seed $(KAPPA_SEED) --out build/kappa-candidate
+	$(BIN)/python -m temporal_rag_training.train --seed $(KAPPA_SEED) --data-dir $(DATA_DIR) --out build/kappa-candidate
 
 train-frames: $(STAMP)  ## train the frame head on CPU, seeded -> shared_core/detectors/kappa_model
 	$(BIN)/python -m temporal_rag_training.frame_head --threads 1 --out shared_core/detectors/kappa_model

@@ -71,12 +71,12 @@ threshold (a false "restates" merges two statements into one claim)."""
 def options(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument("--count", type=int, default=4_500, help="training pairs to generate")
+    parser.add_argument("--count", type=int, default=60_000, help="training pairs to generate")
     parser.add_argument("--epochs", type=float, default=1.0)
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--lr", type=float, default=1e-4)
+    parser.add_argument("--lr", type=float, default=5e-5)
     parser.add_argument("--max-length", type=int, default=128)
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--dev", default="dev", help="dev split name or JSONL path")
     parser.add_argument(
         "--data-dir",
@@ -87,7 +87,7 @@ def options(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--vitaminc-count",
         type=int,
-        default=4_000,
+        default=20_000,
         help="VitaminC training pairs beside the generated ones (0: none, and no VitaminC dev)",
     )
     parser.add_argument(
