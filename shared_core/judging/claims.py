@@ -7,7 +7,8 @@ speakers' claims never meet),
 whose relation names the claim's *slot* (one single-valued attribute of that subject: the frame
 head's label, e.g. ``home_city``, for the first claim of a subject it frames confidently, else
 ``<label or "statement">_<8 hex of a digest of the statement's id>``) and whose object names the
-claim.
+claim (its first statement's text, or a digest of a text too long for a key:
+:func:`claim_object`; a statement of any length is judged).
 From there the ordinary key rule does the rest, exactly as for keyed facts: restatements of one
 claim reinforce one version (a search returns it once), a new claim in the same slot closes the
 one before it at its ``valid_from`` (every statement of it at once), a late-arriving older
@@ -48,7 +49,7 @@ from shared_core.detectors.frames import FrameHead, FrameProfile
 from shared_core.detectors.kappa import KappaScorer, Verdict
 from shared_core.embedders.base import Embedder
 from shared_core.errors import InvalidInputError
-from shared_core.facts import Fact, normalize_text
+from shared_core.facts import MAX_NAME_CHARS, Fact, normalize_text
 from shared_core.index.base import Vector, VectorIndex
 from shared_core.judging.base import Judgement, WriteBatch, checked_number, scoped_subject
 from shared_core.judging.subjects import statement_subject
@@ -58,6 +59,8 @@ NEW, RESTATES, ENDS = "new", "restates", "ends"
 CANDIDATES = 4
 """At most this many slots of a subject (the nearest in meaning) are judged against a new
 statement."""
+CLAIM_DIGEST = "claim:"
+"""The stem of a long claim's object (:func:`claim_object`)."""
 STATEMENT_SLOT = "statement"
 """The slot name's stem for a claim the frame head does not name."""
 
@@ -424,8 +427,18 @@ def _decide(
         return _claim(judge, item, other.slot, other.object, RESTATES, score, other.id)
     if ends is not None:
         score, other = ends
-        return _claim(judge, item, other.slot, item.fact.text, ENDS, score, other.id)
-    return _claim(judge, item, _new_slot(item, slots), item.fact.text, NEW, None, None)
+        return _claim(judge, item, other.slot, claim_object(item.fact.text), ENDS, score, other.id)
+    slot = _new_slot(item, slots)
+    return _claim(judge, item, slot, claim_object(item.fact.text), NEW, None, None)
+
+
+def claim_object(text: str) -> str:
+    """The object that names a new claim: the statement's text, or for a statement longer
+    than a key's field may be (a chat message of several paragraphs) ``claim:`` and a digest
+    of it, so the library never refuses a field it filled in itself."""
+    if len(text) <= MAX_NAME_CHARS:
+        return text
+    return f"{CLAIM_DIGEST}{hashlib.blake2b(text.encode(), digest_size=16).hexdigest()}"
 
 
 def _new_slot(item: _Placed, taken: set[str]) -> str:

@@ -483,3 +483,60 @@ def test_two_states_of_unlike_attributes_are_never_judged_against_each_other(
         assert added.closed == ()
         assert len(current_texts(mem)) == 2
     assert scorer.calls == []
+
+
+# ------------------------------------------------ issue 33, item 4: statements of any length
+LONG_MESSAGE = "I moved to Lisbon. " + " ".join(
+    f"Paragraph {n}: the flat has a small balcony, the tram stops outside, and the bakery on "
+    "the corner opens at seven, which I have already learned the hard way.\n\n"
+    for n in range(1, 9)
+)
+
+
+def long_message_memory() -> TemporalMemory:
+    from tests.judges import EMBEDDER as HOME_EMBEDDER
+    from tests.judges import home_claim_judge
+
+    judge = home_claim_judge(["I live in Berlin.", LONG_MESSAGE])
+    return TemporalMemory(
+        ledger=InMemoryLedger(),
+        index=NumpyIndex(),
+        config=MemoryConfig(embedder=HOME_EMBEDDER, prose_judge=judge),
+    )
+
+
+def test_long_chat_message_is_not_refused_by_the_claim_judge() -> None:
+    assert len(LONG_MESSAGE) > 1_000
+    with long_message_memory() as mem:
+        mem.add("I live in Berlin.", speaker="ana", valid_from=at(2020))
+        added = mem.add_many([LONG_MESSAGE], speaker="ana", valid_from=at(2021))
+        claim = added[0].writes[0].fact
+        assert claim is not None
+        assert claim.key is not None
+        assert claim.text == LONG_MESSAGE  # the statement is stored whole
+        assert claim.object is not None
+        assert claim.object.startswith("claim:")
+        assert [f.text for f in added[0].closed] == ["I live in Berlin."]
+        assert {f.text for f in mem.as_of()} == {LONG_MESSAGE}
+
+
+def test_long_chat_message_is_not_refused_by_the_claim_judge_through_langchain() -> None:
+    import asyncio
+
+    from langchain_temporal import TemporalVectorStore
+
+    with long_message_memory() as mem:
+        store = TemporalVectorStore(mem)
+        store.add_texts(["I live in Berlin."], speaker="ana", valid_from=at(2020))
+        asyncio.run(store.aadd_texts([LONG_MESSAGE], speaker="ana", valid_from=at(2021)))
+        assert {f.text for f in mem.as_of()} == {LONG_MESSAGE}
+
+
+def test_a_long_statement_is_named_by_a_digest_and_a_short_one_by_its_text() -> None:
+    from shared_core.facts import MAX_NAME_CHARS
+    from shared_core.judging.claims import claim_object
+
+    short = "x" * MAX_NAME_CHARS
+    assert claim_object(short) == short
+    assert claim_object(short + "y") != claim_object(short + "z")
+    assert len(claim_object(LONG_MESSAGE)) <= MAX_NAME_CHARS
