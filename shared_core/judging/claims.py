@@ -3,7 +3,9 @@
 A prose statement the :class:`ClaimJudge` can place becomes a *claim statement*: a keyed fact
 whose subject is the statement's subject (:func:`~shared_core.judging.subjects.statement_subject`,
 scoped to the statement's speaker by :func:`~shared_core.judging.base.scoped_subject`, so two
-speakers' claims never meet),
+speakers' claims never meet; a chat statement that names no subject, "Just moved to Lisbon!",
+or names its value first, "Priya is my manager now.", is its speaker's, and stays prose when
+the write names no speaker),
 whose relation names the claim's *slot* (one single-valued attribute of that subject: the frame
 head's label, e.g. ``home_city``, for the first claim of a subject it frames confidently, else
 ``<label or "statement">_<8 hex of a digest of the statement's id>``) and whose object names the
@@ -318,7 +320,9 @@ def _placed(
     prose = [
         (index, fact, scoped_subject(subject, speakers[index]))
         for index, fact in enumerate(facts)
-        if fact.key is None and (subject := statement_subject(fact.text)) is not None
+        if fact.key is None
+        and (subject := statement_subject(fact.text, writer=speakers[index] is not None))
+        is not None
     ]
     profiles = _profiles(judge, [fact.text for _, fact, _ in prose], vectors)
     return [

@@ -108,3 +108,68 @@ def test_a_report_whose_that_comes_later_is_about_whom_it_names() -> None:
     assert statement_subject("Someone mentioned at lunch that Ines Duarte lives in Porto.") == (
         "ines duarte"
     )
+
+
+# ------------------------------------------- issue 33, item 2: chat statements and their writer
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Just moved to Lisbon!",
+        "Got hired by Globex!",
+        "Tom left, Priya is my manager now.",
+        "Tom quit, so I report to Priya now.",
+        "With Tom gone, Priya is my boss.",
+        "Priya is my manager now.",
+        "Lisbon is where I live.",
+        "Sam and I are a couple.",
+        "My manager is Tom.",
+        "My partner's name is Sam.",
+        "I live in Berlin.",
+    ],
+)
+def test_a_chat_statement_that_names_no_one_else_is_its_writers(text: str) -> None:
+    assert statement_subject(text, writer=True) == "i"
+
+
+def test_just_moved_to_lisbon_is_not_read_as_about_lisbon() -> None:
+    # broke (issue 33): the head ran to the first capitalised word, so the subject was lisbon
+    assert statement_subject("Just moved to Lisbon!", writer=True) == "i"
+    assert statement_subject("Just moved to Lisbon!") is None  # no writer: no subject, prose
+
+
+def test_tom_left_priya_is_my_manager_now_is_not_read_as_about_tom() -> None:
+    # broke (issue 33): the old value named first was read as the subject
+    assert statement_subject("Tom left, Priya is my manager now.", writer=True) == "i"
+    assert statement_subject("Tom left, Priya is my manager now.") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("My sister just moved to Oslo.", "my sister"),
+        ("My sister is a doctor.", "my sister"),
+        ("Tom moved to Oslo, I miss him.", "tom"),  # a long first clause is news of Tom
+        ("Tom told me Oslo is lovely this time of year.", "tom"),
+        ("Caroline: I went to a support group yesterday.", "caroline"),
+        ("My friend Zara just adopted a cat.", "my friend"),
+    ],
+)
+def test_news_of_someone_else_stays_theirs_with_a_writer(text: str, subject: str) -> None:
+    assert statement_subject(text, writer=True) == subject
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Did you see the match last night?", "Guess who moved to Lisbon?", "Is Tom my manager?"],
+)
+def test_a_question_has_no_subject(text: str) -> None:
+    assert statement_subject(text) is None
+    assert statement_subject(text, writer=True) is None
+
+
+@given(st.text(max_size=200))
+def test_the_writer_is_never_read_into_a_statement_of_someone_else(text: str) -> None:
+    without, with_writer = statement_subject(text), statement_subject(text, writer=True)
+    assert with_writer is None or with_writer == with_writer.lower()
+    if with_writer != "i":  # knowing the writer only ever turns a reading into the writer's
+        assert with_writer == without
