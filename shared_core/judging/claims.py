@@ -31,8 +31,12 @@ For each new prose statement (in valid-time order within a batch):
    meaning. The scorer judges each (earlier, later) pair, one call per round of the batch (a
    round holds each subject's next statement): ``restates`` (P >= ``restates_threshold``)
    joins that claim (same slot, same object); else ``ends`` (P >= ``ends_threshold``) starts a
-   new claim in that slot, which the key rule lets close the one before; else the statement
-   starts a claim in a slot of its own, which closes nothing.
+   new claim in that slot, which the key rule lets close the one before. When the scorer is
+   sure of neither, the values the statements name decide
+   (:func:`~shared_core.judging.subjects.named_values`): the same values restate the claim
+   the statement falls in; other values end it if the scorer finds "ends" likelier than
+   "neither". Else the statement starts a claim in a slot of its
+   own, which closes nothing.
 
 The decision is recorded on the statement's metadata (``claim_verdict``: ``new``, ``restates``
 or ``ends``; ``claim_rule``; ``claim_score``; ``claim_of``: the version judged against), and
@@ -53,8 +57,14 @@ from shared_core.embedders.base import Embedder
 from shared_core.errors import InvalidInputError
 from shared_core.facts import MAX_NAME_CHARS, Fact, normalize_text
 from shared_core.index.base import Vector, VectorIndex
-from shared_core.judging.base import Judgement, WriteBatch, checked_number, scoped_subject
-from shared_core.judging.subjects import statement_subject
+from shared_core.judging.base import (
+    SPEAKER_SEPARATOR,
+    Judgement,
+    WriteBatch,
+    checked_number,
+    scoped_subject,
+)
+from shared_core.judging.subjects import named_values, statement_subject
 from shared_core.ledger.protocol import LedgerStore
 
 NEW, RESTATES, ENDS = "new", "restates", "ends"
@@ -426,6 +436,8 @@ def _decide(
             restates = (verdict.restates, other)
         if verdict.ends >= judge.ends_threshold and (ends is None or verdict.ends > ends[0]):
             ends = (verdict.ends, other)
+    if restates is None and ends is None:
+        restates, ends = _by_values(item, judged, verdicts)
     if restates is not None:
         score, other = restates
         return _claim(judge, item, other.slot, other.object, RESTATES, score, other.id)
@@ -443,6 +455,35 @@ def claim_object(text: str) -> str:
     if len(text) <= MAX_NAME_CHARS:
         return text
     return f"{CLAIM_DIGEST}{hashlib.blake2b(text.encode(), digest_size=16).hexdigest()}"
+
+
+def _by_values(
+    item: _Placed, judged: Sequence[_Known], verdicts: Mapping[Pair, Verdict]
+) -> tuple[tuple[float, _Known] | None, tuple[float, _Known] | None]:
+    """When the scorer is unsure: (restates, ends) read from the values the statements name
+    (:func:`named_values`). A claim of the same attribute (every candidate agrees with the
+    statement) naming exactly the same values is restated (score 1 - the scorer's ends); one
+    naming none of its values is ended when the scorer finds "ends" likelier than "neither"
+    (its score). A statement naming no value leaves both to the scorer."""
+    named = set(item.subject.rpartition(SPEAKER_SEPARATOR)[2].split())  # "dana" is no value
+    mine = named_values(item.fact.text) - named
+    if not mine:
+        return None, None
+    same: list[tuple[float, _Known]] = []
+    other: list[tuple[float, _Known]] = []
+    for known in judged:
+        if known.valid_to <= item.valid_from or known.valid_from > item.valid_from:
+            continue  # only the version the statement falls in
+        theirs = named_values(known.text) - named
+        verdict = verdicts[_pair(known, item)]
+        if theirs == mine:
+            same.append((1.0 - verdict.ends, known))
+        elif theirs and theirs.isdisjoint(mine) and verdict.ends > verdict.neither:
+            other.append((verdict.ends, known))
+    best = max(same, key=lambda s: s[0], default=None)
+    if best is not None:
+        return best, None
+    return None, max(other, key=lambda s: s[0], default=None)
 
 
 def _new_slot(item: _Placed, taken: set[str]) -> str:

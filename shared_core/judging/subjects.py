@@ -48,6 +48,7 @@ VALUE_GAP = 3
 """A value named first is the writer's when first person follows its copula within this many
 words ("Lisbon is where I live")."""
 _CLAUSE = re.compile(r"[,;\u2014]\s*|\s+so\s+")
+_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _COPULAS = frozenset({"is", "was", "are", "'s", "\u2019s"})
 _WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ0-9][\w'\u2019.-]*")
 _STAMP = re.compile(r"^\s*(\[[^\]]*\]|\(?\d{4}-\d{2}-\d{2}[^)]*\)?:?)\s*")
@@ -150,6 +151,22 @@ def _writers_clause(tokens: list[str], words: _Words) -> bool:
         return False
     after = [t.lower() for t in tokens[copula + 1 : copula + 1 + VALUE_GAP]]
     return any(t in words.first_person for t in after)
+
+
+def named_values(text: str) -> frozenset[str]:
+    """The values a statement names, lower-cased: e-mail addresses, words holding a digit and
+    capitalised words that are not listed sentence words or verbs ("Lisbon", "Globex",
+    "Priya"; not "I", not "Got"). Two statements of one attribute that name the same values
+    restate it; naming other values, they may change it."""
+    words = _words()
+    text = _without_lead_in(text, words)
+    found = {address.lower() for address in _ADDRESS.findall(text)}
+    sentence = words.not_names | words.first_person | words.verbs | words.writer_verbs
+    for token in _WORD.findall(_ADDRESS.sub(" ", text)):
+        bare = _bare(token).lower()
+        if any(ch.isdigit() for ch in token) or (token[:1].isupper() and bare not in sentence):
+            found.add(bare)
+    return frozenset(found)
 
 
 def _names_a_role_holder(tokens: list[str], words: _Words) -> bool:
