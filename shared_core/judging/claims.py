@@ -34,8 +34,8 @@ For each new prose statement (in valid-time order within a batch):
    new claim in that slot, which the key rule lets close the one before. When the scorer is
    sure of neither, the values the statements name decide
    (:func:`~shared_core.judging.subjects.named_values`): the same values restate the claim
-   the statement falls in; other values end it if the scorer finds "ends" likelier than
-   "neither". Else the statement starts a claim in a slot of its
+   the statement falls in; a value it did not name ends it if the scorer finds "ends"
+   likelier than "neither". Else the statement starts a claim in a slot of its
    own, which closes nothing.
 
 The decision is recorded on the statement's metadata (``claim_verdict``: ``new``, ``restates``
@@ -463,8 +463,9 @@ def _by_values(
     """When the scorer is unsure: (restates, ends) read from the values the statements name
     (:func:`named_values`). A claim of the same attribute (every candidate agrees with the
     statement) naming exactly the same values is restated (score 1 - the scorer's ends); one
-    naming none of its values is ended when the scorer finds "ends" likelier than "neither"
-    (its score). A statement naming no value leaves both to the scorer."""
+    whose values the statement does not all name ("Tom left, Priya is my manager now." after
+    "My manager is Tom.": Priya is new) is ended when the scorer finds "ends" likelier than
+    "neither" (its score). A statement naming no value leaves both to the scorer."""
     named = set(item.subject.rpartition(SPEAKER_SEPARATOR)[2].split())  # "dana" is no value
     mine = named_values(item.fact.text) - named
     if not mine:
@@ -478,7 +479,7 @@ def _by_values(
         verdict = verdicts[_pair(known, item)]
         if theirs == mine:
             same.append((1.0 - verdict.ends, known))
-        elif theirs and theirs.isdisjoint(mine) and verdict.ends > verdict.neither:
+        elif theirs and mine - theirs and verdict.ends > verdict.neither:
             other.append((verdict.ends, known))
     best = max(same, key=lambda s: s[0], default=None)
     if best is not None:

@@ -590,3 +590,13 @@ def test_the_values_never_close_across_speakers(memory: Callable[..., TemporalMe
         assert mem.add("I moved to Rome.", speaker="bo", valid_from=at(2021)).closed == ()
         assert mem.add("I moved to Lisbon.", speaker="bo", valid_from=at(2022)).closed != ()
         assert current_texts(mem) == {"I moved to Lisbon."}
+
+
+def test_a_change_naming_the_old_value_beside_the_new_one_ends_the_claim(
+    memory: Callable[..., TemporalMemory],
+) -> None:
+    texts = ("Dana lives in Lisbon.", "Dana left Lisbon, she lives in Rome now.")
+    framed(*texts)
+    with memory(CityScorer(leaning=True)) as mem:
+        mem.add(texts[0], valid_from=at(2020))
+        assert [f.text for f in mem.add(texts[1], valid_from=at(2021)).closed] == [texts[0]]
