@@ -48,6 +48,8 @@ VALUE_GAP = 3
 """A value named first is the writer's when first person follows its copula within this many
 words ("Lisbon is where I live")."""
 _CLAUSE = re.compile(r"[,;\u2014]\s*|\s+so\s+")
+_EMOTICONS = re.compile(r"(?:\s+(?:[:;=]-?[()DPpO/\\|*]+|<3|xd|XD))+\s*$")
+"""A chat message's trailing emoticons (":)", ":D"): no words of its statement."""
 _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _COPULAS = frozenset({"is", "was", "are", "'s", "\u2019s"})
 _WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ0-9][\w'\u2019.-]*")
@@ -103,9 +105,25 @@ def statement_subject(text: str, *, writer: bool = False) -> str | None:
     if names_its_writer(stripped):
         return SPEAKER if writer else None
     tokens = _WORD.findall(stripped)
-    if writer and _names_a_role_holder(tokens, words):
+    if writer and (_names_a_role_holder(tokens, words) or _writers_head(tokens, words)):
         return SPEAKER
     return _subject(tokens, reported=True)
+
+
+def _writers_head(tokens: list[str], words: _Words) -> bool:
+    """A head (the words before the first verb) that names no one before the writer's "I" or
+    "my": "On paper I'm a team lead.", "The title on my badge is ...", "The city I live in
+    is ..." (an attribute of the writer's, named by a phrase)."""
+    for token in tokens[:HEAD_WORDS]:
+        lower = token.lower()
+        if lower in words.first_person and (token[:1].isupper() or lower in ("my", "me")):
+            rest = tokens[tokens.index(token) :]
+            return lower != "my" or _relation("my", rest, words) is None  # not "my sister"
+        if lower in words.verbs:
+            return False
+        if _bare(token)[:1].isupper() and _bare(token).lower() not in words.not_names:
+            return False  # a name comes first: the statement is about them
+    return False
 
 
 def names_its_writer(text: str) -> bool:
@@ -263,7 +281,7 @@ def _reported(report: list[str]) -> str | None:
 
 
 def _without_lead_in(text: str, words: _Words) -> str:
-    text = _STAMP.sub("", text).strip()
+    text = _EMOTICONS.sub("", _STAMP.sub("", text)).strip()
     for mark in (":", ","):
         clause, found, rest = text.partition(mark)
         clause_words = clause.split()

@@ -125,6 +125,10 @@ def test_a_report_whose_that_comes_later_is_about_whom_it_names() -> None:
         "My manager is Tom.",
         "My partner's name is Sam.",
         "I live in Berlin.",
+        "On paper I'm a team lead.",
+        "The title on my badge is data scientist.",
+        "Btw, the city I live in is Denver.",
+        "Made a fresh inbox: paper.crane5@mailbox.test.",
     ],
 )
 def test_a_chat_statement_that_names_no_one_else_is_its_writers(text: str) -> None:
@@ -173,3 +177,16 @@ def test_the_writer_is_never_read_into_a_statement_of_someone_else(text: str) ->
     assert with_writer is None or with_writer == with_writer.lower()
     if with_writer != "i":  # knowing the writer only ever turns a reading into the writer's
         assert with_writer == without
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("My position is solutions architect. :D", "i"),
+        ("I call Bogota home. :)", "i"),
+        ("Dana Reyes works for Northwind. ;-)", "dana reyes"),
+    ],
+)
+def test_a_trailing_emoticon_is_not_read_as_a_name(text: str, subject: str) -> None:
+    # broke (issue 33, the chat track): ":D" after a sentence was read as the subject "d"
+    assert statement_subject(text) == subject
