@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from shared_core.clock import ManualClock
 from shared_core.embedders.base import Embedder
@@ -56,7 +56,7 @@ class ChatClaimsReport:
     wrong_subjects: list[tuple[str, str | None]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
+        return {name: getattr(self, name) for name in self.__slots__}
 
 
 def measure_chat_claims(
@@ -64,7 +64,7 @@ def measure_chat_claims(
     seed: int = 0,
     size: ChatSize | str = "quick",
     split: str = "test",
-    judge: Judge | str | None = "kappa",
+    judge: Judge | Literal["kappa"] | None = "kappa",
     embedder: Embedder | None = None,
 ) -> ChatClaimsReport:
     """Write the chat track (``seed``, ``size``, phrasing ``split``) through a memory judging
@@ -77,7 +77,10 @@ def measure_chat_claims(
 
 
 def measure_claims(
-    dataset: Dataset, *, judge: Judge | str | None = "kappa", embedder: Embedder | None = None
+    dataset: Dataset,
+    *,
+    judge: Judge | Literal["kappa"] | None = "kappa",
+    embedder: Embedder | None = None,
 ) -> ChatClaimsReport:
     """:func:`measure_chat_claims` for any dataset (the synthetic prose track too): chunks
     with a ``speaker`` are written as theirs; questions without a first-person form are asked
