@@ -137,11 +137,8 @@ def _count(
         if added.writes[0].decision is Decision.REINFORCED:
             stage = "claim restates"
         elif fact is None or fact.key is None:
-            stage = (
-                "no subject"
-                if statement_subject(chunk.text, writer=True) is None
-                else "prose (gate)"
-            )
+            subject = statement_subject(chunk.text, writer=chunk.speaker is not None)
+            stage = "no subject" if subject is None else "prose (gate)"
         else:
             stage = f"claim {fact.metadata.get('claim_verdict')}"
         act = str(chunk.metadata.get("act"))
