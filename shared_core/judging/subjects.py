@@ -50,6 +50,7 @@ words ("Lisbon is where I live")."""
 _CLAUSE = re.compile(r"[,;\u2014]\s*|\s+so\s+")
 _EMOTICONS = re.compile(r"(?:\s+(?:[:;=]-?[()DPpO/\\|*]+|<3|xd|XD))+\s*$")
 """A chat message's trailing emoticons (":)", ":D"): no words of its statement."""
+_ASIDE = re.compile(r"\([^()]*\)")
 _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _COPULAS = frozenset({"is", "was", "are", "'s", "\u2019s"})
 _WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ0-9][\w'\u2019.-]*")
@@ -177,7 +178,7 @@ def named_values(text: str) -> frozenset[str]:
     "Priya"; not "I", not "Got"). Two statements of one attribute that name the same values
     restate it; naming other values, they may change it."""
     words = _words()
-    text = _without_lead_in(text, words)
+    text = _without_lead_in(_ASIDE.sub(" ", text), words)  # "(per the CRM)" names no value
     found = {address.lower() for address in _ADDRESS.findall(text)}
     sentence = words.not_names | words.first_person | words.verbs | words.writer_verbs
     for token in _WORD.findall(_ADDRESS.sub(" ", text)):

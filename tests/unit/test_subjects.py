@@ -190,3 +190,12 @@ def test_the_writer_is_never_read_into_a_statement_of_someone_else(text: str) ->
 def test_a_trailing_emoticon_is_not_read_as_a_name(text: str, subject: str) -> None:
     # broke (issue 33, the chat track): ":D" after a sentence was read as the subject "d"
     assert statement_subject(text) == subject
+
+
+def test_a_source_in_an_aside_is_not_a_value_the_statement_names() -> None:
+    from shared_core.judging.subjects import named_values
+
+    said = named_values("Per the HR system, Dana Reyes lives in Lisbon (per the CRM).")
+    assert said == named_values("Dana Reyes lives in Lisbon (from the team wiki).")
+    assert "lisbon" in said
+    assert "crm" not in said
