@@ -72,6 +72,7 @@ class _Words:
     verbs: frozenset[str]
     reporting_verbs: frozenset[str]
     writer_verbs: frozenset[str]
+    writer_requests: frozenset[str]
 
 
 @functools.cache
@@ -86,6 +87,7 @@ def _words() -> _Words:
         "verbs",
         "reporting_verbs",
         "writer_verbs",
+        "writer_requests",
     )
     return _Words(*(frozenset(str(w).lower() for w in raw[name]) for name in fields))
 
@@ -130,7 +132,8 @@ def _writers_head(tokens: list[str], words: _Words) -> bool:
 def names_its_writer(text: str) -> bool:
     """Whether a (chat) statement is its writer's though it names no one as its subject:
 
-    - it starts with a verb (after a lead-in): "Just moved to Lisbon!", "Got hired by Globex";
+    - it starts with a verb (after a lead-in): "Just moved to Lisbon!", "Got hired by Globex",
+      or with a request that names the writer: "Ring me at ..." (not "Call Esther on ...");
     - it names its value first and the writer right after the copula: "Priya is my manager",
       "Lisbon is where I live", "Sam and I are a couple";
     - a short first clause says an old value went ("Tom left", "With Tom gone", "Bye Tom") and
@@ -160,6 +163,8 @@ def _writers_clause(tokens: list[str], words: _Words) -> bool:
         return False
     if tokens[0].lower() in words.writer_verbs:
         return True
+    if tokens[0].lower() in words.writer_requests:  # "Ring me at ...", not "Call Esther on ..."
+        return any(t.lower() in words.first_person for t in tokens[1:])
     if len(tokens) >= 3 and [t.lower() for t in tokens[1:3]] == ["and", "i"]:
         return True  # "Sam and I are a couple"
     copula = next((i for i, t in enumerate(tokens[:HEAD_WORDS]) if t.lower() in _COPULAS), None)

@@ -129,6 +129,8 @@ def test_a_report_whose_that_comes_later_is_about_whom_it_names() -> None:
         "The title on my badge is data scientist.",
         "Btw, the city I live in is Denver.",
         "Made a fresh inbox: paper.crane5@mailbox.test.",
+        "Ring me at +49 151 2304 7716 anytime.",
+        "Use +1 415 555 0142 to reach me from today.",
     ],
 )
 def test_a_chat_statement_that_names_no_one_else_is_its_writers(text: str) -> None:
@@ -199,3 +201,9 @@ def test_a_source_in_an_aside_is_not_a_value_the_statement_names() -> None:
     assert said == named_values("Dana Reyes lives in Lisbon (from the team wiki).")
     assert "lisbon" in said
     assert "crm" not in said
+
+
+def test_a_request_about_someone_else_is_not_its_writers() -> None:
+    # a request names the writer only with "me"/"my": calling Esther is no news of the writer's
+    assert statement_subject("Call Esther Rinaldi on 206-555-0137.", writer=True) != "i"
+    assert statement_subject("Ring me at +49 151 2304 7716.", writer=True) == "i"
