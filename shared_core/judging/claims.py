@@ -3,11 +3,14 @@
 A prose statement the :class:`ClaimJudge` can place becomes a *claim statement*: a keyed fact
 whose subject is the statement's subject (:func:`~shared_core.judging.subjects.statement_subject`,
 scoped to the statement's speaker by :func:`~shared_core.judging.base.scoped_subject`, so two
-speakers' claims never meet),
+speakers' claims never meet; a chat statement that names no subject, "Just moved to Lisbon!",
+or names its value first, "Priya is my manager now.", is its speaker's, and stays prose when
+the write names no speaker),
 whose relation names the claim's *slot* (one single-valued attribute of that subject: the frame
 head's label, e.g. ``home_city``, for the first claim of a subject it frames confidently, else
 ``<label or "statement">_<8 hex of a digest of the statement's id>``) and whose object names the
-claim.
+claim (its first statement's text, or a digest of a text too long for a key:
+:func:`claim_object`; a statement of any length is judged).
 From there the ordinary key rule does the rest, exactly as for keyed facts: restatements of one
 claim reinforce one version (a search returns it once), a new claim in the same slot closes the
 one before it at its ``valid_from`` (every statement of it at once), a late-arriving older
@@ -28,8 +31,12 @@ For each new prose statement (in valid-time order within a batch):
    meaning. The scorer judges each (earlier, later) pair, one call per round of the batch (a
    round holds each subject's next statement): ``restates`` (P >= ``restates_threshold``)
    joins that claim (same slot, same object); else ``ends`` (P >= ``ends_threshold``) starts a
-   new claim in that slot, which the key rule lets close the one before; else the statement
-   starts a claim in a slot of its own, which closes nothing.
+   new claim in that slot, which the key rule lets close the one before. When the scorer is
+   sure of neither, the values the statements name decide
+   (:func:`~shared_core.judging.subjects.named_values`): the same values restate the claim
+   the statement falls in; a value it did not name ends it if the scorer finds "ends"
+   likelier than "neither". Else the statement starts a claim in a slot of its
+   own, which closes nothing.
 
 The decision is recorded on the statement's metadata (``claim_verdict``: ``new``, ``restates``
 or ``ends``; ``claim_rule``; ``claim_score``; ``claim_of``: the version judged against), and
@@ -48,16 +55,24 @@ from shared_core.detectors.frames import FrameHead, FrameProfile
 from shared_core.detectors.kappa import KappaScorer, Verdict
 from shared_core.embedders.base import Embedder
 from shared_core.errors import InvalidInputError
-from shared_core.facts import Fact, normalize_text
+from shared_core.facts import MAX_NAME_CHARS, Fact, normalize_text
 from shared_core.index.base import Vector, VectorIndex
-from shared_core.judging.base import Judgement, WriteBatch, checked_number, scoped_subject
-from shared_core.judging.subjects import statement_subject
+from shared_core.judging.base import (
+    SPEAKER_SEPARATOR,
+    Judgement,
+    WriteBatch,
+    checked_number,
+    scoped_subject,
+)
+from shared_core.judging.subjects import named_values, statement_subject
 from shared_core.ledger.protocol import LedgerStore
 
 NEW, RESTATES, ENDS = "new", "restates", "ends"
 CANDIDATES = 4
 """At most this many slots of a subject (the nearest in meaning) are judged against a new
 statement."""
+CLAIM_DIGEST = "claim:"
+"""The stem of a long claim's object (:func:`claim_object`)."""
 STATEMENT_SLOT = "statement"
 """The slot name's stem for a claim the frame head does not name."""
 
@@ -315,7 +330,9 @@ def _placed(
     prose = [
         (index, fact, scoped_subject(subject, speakers[index]))
         for index, fact in enumerate(facts)
-        if fact.key is None and (subject := statement_subject(fact.text)) is not None
+        if fact.key is None
+        and (subject := statement_subject(fact.text, writer=speakers[index] is not None))
+        is not None
     ]
     profiles = _profiles(judge, [fact.text for _, fact, _ in prose], vectors)
     return [
@@ -419,13 +436,55 @@ def _decide(
             restates = (verdict.restates, other)
         if verdict.ends >= judge.ends_threshold and (ends is None or verdict.ends > ends[0]):
             ends = (verdict.ends, other)
+    if restates is None and ends is None:
+        restates, ends = _by_values(item, judged, verdicts)
     if restates is not None:
         score, other = restates
         return _claim(judge, item, other.slot, other.object, RESTATES, score, other.id)
     if ends is not None:
         score, other = ends
-        return _claim(judge, item, other.slot, item.fact.text, ENDS, score, other.id)
-    return _claim(judge, item, _new_slot(item, slots), item.fact.text, NEW, None, None)
+        return _claim(judge, item, other.slot, claim_object(item.fact.text), ENDS, score, other.id)
+    slot = _new_slot(item, slots)
+    return _claim(judge, item, slot, claim_object(item.fact.text), NEW, None, None)
+
+
+def claim_object(text: str) -> str:
+    """The object that names a new claim: the statement's text, or for a statement longer
+    than a key's field may be (a chat message of several paragraphs) ``claim:`` and a digest
+    of it, so the library never refuses a field it filled in itself."""
+    if len(text) <= MAX_NAME_CHARS:
+        return text
+    return f"{CLAIM_DIGEST}{hashlib.blake2b(text.encode(), digest_size=16).hexdigest()}"
+
+
+def _by_values(
+    item: _Placed, judged: Sequence[_Known], verdicts: Mapping[Pair, Verdict]
+) -> tuple[tuple[float, _Known] | None, tuple[float, _Known] | None]:
+    """When the scorer is unsure: (restates, ends) read from the values the statements name
+    (:func:`named_values`). A claim of the same attribute (every candidate agrees with the
+    statement) naming exactly the same values is restated (score 1 - the scorer's ends); one
+    whose values the statement does not all name ("Tom left, Priya is my manager now." after
+    "My manager is Tom.": Priya is new) is ended when the scorer finds "ends" likelier than
+    "neither" (its score). A statement naming no value leaves both to the scorer."""
+    named = set(item.subject.rpartition(SPEAKER_SEPARATOR)[2].split())  # "dana" is no value
+    mine = named_values(item.fact.text) - named
+    if not mine:
+        return None, None
+    same: list[tuple[float, _Known]] = []
+    other: list[tuple[float, _Known]] = []
+    for known in judged:
+        if known.valid_to <= item.valid_from or known.valid_from > item.valid_from:
+            continue  # only the version the statement falls in
+        theirs = named_values(known.text) - named
+        verdict = verdicts[_pair(known, item)]
+        if theirs == mine:
+            same.append((1.0 - verdict.ends, known))
+        elif theirs and mine - theirs and verdict.ends > verdict.neither:
+            other.append((verdict.ends, known))
+    best = max(same, key=lambda s: s[0], default=None)
+    if best is not None:
+        return best, None
+    return None, max(other, key=lambda s: s[0], default=None)
 
 
 def _new_slot(item: _Placed, taken: set[str]) -> str:

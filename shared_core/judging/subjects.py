@@ -42,6 +42,17 @@ REPORT_GAP = 4
 LEAD_IN_WORDS = 5
 """A leading clause ending in ":" or "," of at most this many words may be a lead-in."""
 SPEAKER = "i"
+GONE_WORDS = 3
+"""A first clause of at most this many words may only say an old value went ("Tom left")."""
+VALUE_GAP = 3
+"""A value named first is the writer's when first person follows its copula within this many
+words ("Lisbon is where I live")."""
+_CLAUSE = re.compile(r"[,;\u2014]\s*|\s+so\s+")
+_EMOTICONS = re.compile(r"(?:\s+(?:[:;=]-?[()DPpO/\\|*]+|<3|xd|XD))+\s*$")
+"""A chat message's trailing emoticons (":)", ":D"): no words of its statement."""
+_ASIDE = re.compile(r"\([^()]*\)")
+_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_COPULAS = frozenset({"is", "was", "are", "'s", "\u2019s"})
 _WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ0-9][\w'\u2019.-]*")
 _STAMP = re.compile(r"^\s*(\[[^\]]*\]|\(?\d{4}-\d{2}-\d{2}[^)]*\)?:?)\s*")
 _POSSESSIVE = re.compile(r"(['\u2019]s|['\u2019])$")
@@ -60,6 +71,8 @@ class _Words:
     determiners: frozenset[str]
     verbs: frozenset[str]
     reporting_verbs: frozenset[str]
+    writer_verbs: frozenset[str]
+    writer_requests: frozenset[str]
 
 
 @functools.cache
@@ -73,13 +86,136 @@ def _words() -> _Words:
         "determiners",
         "verbs",
         "reporting_verbs",
+        "writer_verbs",
+        "writer_requests",
     )
     return _Words(*(frozenset(str(w).lower() for w in raw[name]) for name in fields))
 
 
-def statement_subject(text: str) -> str | None:
-    """The subject of a statement, lower-cased, or None when the rule cannot tell."""
-    return _subject(_WORD.findall(_without_lead_in(text, _words())), reported=True)
+def statement_subject(text: str, *, writer: bool = False) -> str | None:
+    """The subject of a statement, lower-cased, or None when the rule cannot tell.
+
+    ``writer``: the write names who wrote the statement (a speaker), so a statement that is
+    the writer's without naming them (:func:`names_its_writer`: "Just moved to Lisbon!",
+    "Priya is my manager now.") is about :data:`SPEAKER`, and so is a role the writer names
+    the holder of ("My manager is Tom."). Without a writer such a statement has no subject
+    the rule can trust (its value is no subject: not ``lisbon``, not ``tom``) and stays prose.
+    A question states nothing: it has no subject."""
+    if text.rstrip().endswith("?"):
+        return None
+    words = _words()
+    stripped = _without_lead_in(text, words)
+    if names_its_writer(stripped):
+        return SPEAKER if writer else None
+    tokens = _WORD.findall(stripped)
+    if writer and (_names_a_role_holder(tokens, words) or _writers_head(tokens, words)):
+        return SPEAKER
+    return _subject(tokens, reported=True)
+
+
+def _writers_head(tokens: list[str], words: _Words) -> bool:
+    """A head (the words before the first verb) that names no one before the writer's "I" or
+    "my": "On paper I'm a team lead.", "The title on my badge is ...", "The city I live in
+    is ..." (an attribute of the writer's, named by a phrase)."""
+    for token in tokens[:HEAD_WORDS]:
+        lower = token.lower()
+        if lower in words.first_person and (token[:1].isupper() or lower in ("my", "me")):
+            rest = tokens[tokens.index(token) :]
+            return lower != "my" or _relation("my", rest, words) is None  # not "my sister"
+        if lower in words.verbs:
+            return False
+        if _bare(token)[:1].isupper() and _bare(token).lower() not in words.not_names:
+            return False  # a name comes first: the statement is about them
+    return False
+
+
+def names_its_writer(text: str) -> bool:
+    """Whether a (chat) statement is its writer's though it names no one as its subject:
+
+    - it starts with a verb (after a lead-in): "Just moved to Lisbon!", "Got hired by Globex",
+      or with a request that names the writer: "Ring me at ..." (not "Call Esther on ...");
+    - it names its value first and the writer right after the copula: "Priya is my manager",
+      "Lisbon is where I live", "Sam and I are a couple";
+    - a short first clause says an old value went ("Tom left", "With Tom gone", "Bye Tom") and
+      a later clause is the writer's: "Tom left, Priya is my manager now.",
+      "Tom quit, so I report to Priya now."
+    """
+    words = _words()
+    clauses = [_without_lead_in(c, words) for c in _CLAUSE.split(text) if c.strip()]
+    if not clauses:
+        return False
+    first = _WORD.findall(clauses[0])
+    if _writers_clause(first, words):
+        return True
+    if len(first) > GONE_WORDS or _subject(first, reported=False) not in _names(first, words):
+        return False
+    return any(
+        _writers_clause(tokens, words) or _speaker(tokens, words) == SPEAKER
+        for tokens in (_WORD.findall(c) for c in clauses[1:])
+        if tokens
+    )
+
+
+def _writers_clause(tokens: list[str], words: _Words) -> bool:
+    """A clause that starts with a writer's verb, or whose head is a name (or a value) that
+    the writer follows within :data:`VALUE_GAP` words of a copula."""
+    if not tokens:
+        return False
+    if tokens[0].lower() in words.writer_verbs:
+        return True
+    if tokens[0].lower() in words.writer_requests:  # "Ring me at ...", not "Call Esther on ..."
+        return any(t.lower() in words.first_person for t in tokens[1:])
+    if len(tokens) >= 3 and [t.lower() for t in tokens[1:3]] == ["and", "i"]:
+        return True  # "Sam and I are a couple"
+    copula = next((i for i, t in enumerate(tokens[:HEAD_WORDS]) if t.lower() in _COPULAS), None)
+    if copula is None or copula == 0:
+        return False
+    head = tokens[:copula]
+    if _subject(head, reported=False) not in _names(head, words) and not _value_like(head):
+        return False
+    after = [t.lower() for t in tokens[copula + 1 : copula + 1 + VALUE_GAP]]
+    return any(t in words.first_person for t in after)
+
+
+def named_values(text: str) -> frozenset[str]:
+    """The values a statement names, lower-cased: e-mail addresses, words holding a digit and
+    capitalised words that are not listed sentence words or verbs ("Lisbon", "Globex",
+    "Priya"; not "I", not "Got"). Two statements of one attribute that name the same values
+    restate it; naming other values, they may change it."""
+    words = _words()
+    text = _without_lead_in(_ASIDE.sub(" ", text), words)  # "(per the CRM)" names no value
+    found = {address.lower() for address in _ADDRESS.findall(text)}
+    sentence = words.not_names | words.first_person | words.verbs | words.writer_verbs
+    for token in _WORD.findall(_ADDRESS.sub(" ", text)):
+        bare = _bare(token).lower()
+        if any(ch.isdigit() for ch in token) or (token[:1].isupper() and bare not in sentence):
+            found.add(bare)
+    return frozenset(found)
+
+
+def _names_a_role_holder(tokens: list[str], words: _Words) -> bool:
+    """ "My manager is Tom.", "My partner's name is Sam.": the writer names who holds a
+    role of theirs (a name or a value right after the copula), not news of that person."""
+    if len(tokens) < 4 or tokens[0].lower() != "my":
+        return False
+    copula = next((i for i, t in enumerate(tokens[:5]) if t.lower() in _COPULAS), None)
+    if copula is None or copula + 1 >= len(tokens):
+        return False
+    role = [_bare(t).lower() for t in tokens[1:copula]]
+    if not role or not set(role) & words.relations or role[-1] not in (*words.relations, "name"):
+        return False
+    value = tokens[copula + 1]
+    return (value[:1].isupper() and value.lower() not in words.not_names) or _value_like([value])
+
+
+def _names(head: list[str], words: _Words) -> tuple[str | None, ...]:
+    """What the rule reads as a bare name in ``head`` (or nothing): the readings a value
+    named first gives."""
+    return (None, _name(head, words))
+
+
+def _value_like(tokens: list[str]) -> bool:
+    return any(any(ch.isdigit() for ch in t) or "@" in t for t in tokens)
 
 
 def _subject(tokens: list[str], *, reported: bool) -> str | None:
@@ -151,7 +287,7 @@ def _reported(report: list[str]) -> str | None:
 
 
 def _without_lead_in(text: str, words: _Words) -> str:
-    text = _STAMP.sub("", text).strip()
+    text = _EMOTICONS.sub("", _STAMP.sub("", text)).strip()
     for mark in (":", ","):
         clause, found, rest = text.partition(mark)
         clause_words = clause.split()

@@ -20,6 +20,7 @@ from shared_core import (
 from shared_core.detectors.frames import Frame, FrameProfile
 from shared_core.detectors.kappa import Verdict
 from shared_core.errors import InvalidInputError
+from shared_core.facts import Decision
 from shared_core.judging.claims import CANDIDATES, ClaimJudge
 from shared_core.ledger.protocol import LedgerStore
 from shared_core.ledger.sqlite.ledger import SQLiteLedger
@@ -58,9 +59,12 @@ def framed(*texts: str) -> None:
 class CityScorer:
     """Restates when both name the same city, ends when the cities differ; records its calls."""
 
-    def __init__(self, *, always_ends: bool = False, unsure: bool = False) -> None:
+    def __init__(
+        self, *, always_ends: bool = False, unsure: bool = False, leaning: bool = False
+    ) -> None:
         self.always_ends = always_ends
         self.unsure = unsure
+        self.leaning = leaning  # like kappa v1: never restates, ends below its threshold
         self.calls: list[list[tuple[str, str]]] = []
 
     def verdict_scores(self, pairs: Sequence[tuple[str, str]]) -> list[Verdict]:
@@ -71,7 +75,11 @@ class CityScorer:
         if self.always_ends:
             return Verdict(ends=1.0, restates=0.0, neither=0.0)
         if self.unsure:
-            return Verdict(ends=0.5, restates=0.3, neither=0.2)
+            return Verdict(ends=0.3, restates=0.3, neither=0.4)
+        if self.leaning:
+            a, b = _CITY.search(older), _CITY.search(newer)
+            changed = a is not None and b is not None and a.group(2) != b.group(2)
+            return Verdict(ends=0.7, restates=0.0, neither=0.3) if changed else _NEITHER
         a, b = _CITY.search(older), _CITY.search(newer)
         if a is None or b is None:
             return Verdict(ends=0.0, restates=0.0, neither=1.0)
@@ -79,6 +87,8 @@ class CityScorer:
             return Verdict(ends=0.01, restates=0.98, neither=0.01)
         return Verdict(ends=0.97, restates=0.01, neither=0.02)
 
+
+_NEITHER = Verdict(ends=0.01, restates=0.0, neither=0.99)
 
 LEDGERS: list[Callable[[Path], LedgerStore]] = [
     lambda _: InMemoryLedger(),
@@ -483,3 +493,110 @@ def test_two_states_of_unlike_attributes_are_never_judged_against_each_other(
         assert added.closed == ()
         assert len(current_texts(mem)) == 2
     assert scorer.calls == []
+
+
+# ------------------------------------------------ issue 33, item 4: statements of any length
+LONG_MESSAGE = "I moved to Lisbon. " + " ".join(
+    f"Paragraph {n}: the flat has a small balcony, the tram stops outside, and the bakery on "
+    "the corner opens at seven, which I have already learned the hard way.\n\n"
+    for n in range(1, 9)
+)
+
+
+def long_message_memory() -> TemporalMemory:
+    from tests.judges import EMBEDDER as HOME_EMBEDDER
+    from tests.judges import home_claim_judge
+
+    judge = home_claim_judge(["I live in Berlin.", LONG_MESSAGE])
+    return TemporalMemory(
+        ledger=InMemoryLedger(),
+        index=NumpyIndex(),
+        config=MemoryConfig(embedder=HOME_EMBEDDER, prose_judge=judge),
+    )
+
+
+def test_long_chat_message_is_not_refused_by_the_claim_judge() -> None:
+    assert len(LONG_MESSAGE) > 1_000
+    with long_message_memory() as mem:
+        mem.add("I live in Berlin.", speaker="ana", valid_from=at(2020))
+        added = mem.add_many([LONG_MESSAGE], speaker="ana", valid_from=at(2021))
+        claim = added[0].writes[0].fact
+        assert claim is not None
+        assert claim.key is not None
+        assert claim.text == LONG_MESSAGE  # the statement is stored whole
+        assert claim.object is not None
+        assert claim.object.startswith("claim:")
+        assert [f.text for f in added[0].closed] == ["I live in Berlin."]
+        assert {f.text for f in mem.as_of()} == {LONG_MESSAGE}
+
+
+def test_long_chat_message_is_not_refused_by_the_claim_judge_through_langchain() -> None:
+    import asyncio
+
+    from langchain_temporal import TemporalVectorStore
+
+    with long_message_memory() as mem:
+        store = TemporalVectorStore(mem)
+        store.add_texts(["I live in Berlin."], speaker="ana", valid_from=at(2020))
+        asyncio.run(store.aadd_texts([LONG_MESSAGE], speaker="ana", valid_from=at(2021)))
+        assert {f.text for f in mem.as_of()} == {LONG_MESSAGE}
+
+
+def test_a_long_statement_is_named_by_a_digest_and_a_short_one_by_its_text() -> None:
+    from shared_core.facts import MAX_NAME_CHARS
+    from shared_core.judging.claims import claim_object
+
+    short = "x" * MAX_NAME_CHARS
+    assert claim_object(short) == short
+    assert claim_object(short + "y") != claim_object(short + "z")
+    assert len(claim_object(LONG_MESSAGE)) <= MAX_NAME_CHARS
+
+
+# ------------------------------- issue 33: what the values say when the scorer is sure of neither
+def test_a_restatement_the_scorer_cannot_recognise_joins_its_claim_by_its_values(
+    memory: Callable[..., TemporalMemory],
+) -> None:
+    # broke (issue 33): kappa v1 never restates, so every restatement started a claim of its
+    # own that nothing could close and the old value stayed current beside the new one
+    texts = ("Dana lives in Lisbon.", "Dana resides in Lisbon.", "Dana moved to Rome.")
+    framed(*texts)
+    with memory(CityScorer(leaning=True)) as mem:
+        mem.add(texts[0], valid_from=at(2020))
+        again = mem.add(texts[1], valid_from=at(2021))
+        moved = mem.add(texts[2], valid_from=at(2022))
+        assert [w.decision for w in again.writes] == [Decision.REINFORCED]  # joined the claim
+        assert moved.writes[0].fact is not None
+        assert moved.writes[0].fact.metadata["claim_verdict"] == "ends"
+        assert [f.text for f in moved.closed] == [texts[0]]  # the claim, said twice
+        assert current_texts(mem) == {texts[2]}
+        assert [h.fact.text for h in mem.search("Where does Dana live?", k=5)] == [texts[2]]
+
+
+def test_other_values_end_a_claim_only_when_the_scorer_leans_to_ends(
+    memory: Callable[..., TemporalMemory],
+) -> None:
+    texts = ("Dana lives in Lisbon.", "Dana lives in Rome.")
+    framed(*texts)
+    for scorer, closed in ((CityScorer(leaning=True), 1), (CityScorer(unsure=True), 0)):
+        with memory(scorer) as mem:
+            mem.add(texts[0], valid_from=at(2020))
+            assert len(mem.add(texts[1], valid_from=at(2021)).closed) == closed
+
+
+def test_the_values_never_close_across_speakers(memory: Callable[..., TemporalMemory]) -> None:
+    framed("I moved to Lisbon.", "I moved to Rome.")
+    with memory(CityScorer(leaning=True)) as mem:
+        mem.add("I moved to Lisbon.", speaker="ana", valid_from=at(2020))
+        assert mem.add("I moved to Rome.", speaker="bo", valid_from=at(2021)).closed == ()
+        assert mem.add("I moved to Lisbon.", speaker="bo", valid_from=at(2022)).closed != ()
+        assert current_texts(mem) == {"I moved to Lisbon."}
+
+
+def test_a_change_naming_the_old_value_beside_the_new_one_ends_the_claim(
+    memory: Callable[..., TemporalMemory],
+) -> None:
+    texts = ("Dana lives in Lisbon.", "Dana left Lisbon, she lives in Rome now.")
+    framed(*texts)
+    with memory(CityScorer(leaning=True)) as mem:
+        mem.add(texts[0], valid_from=at(2020))
+        assert [f.text for f in mem.add(texts[1], valid_from=at(2021)).closed] == [texts[0]]

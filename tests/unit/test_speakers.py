@@ -212,3 +212,81 @@ def test_one_speakers_i_does_not_supersede_another_speakers_i_through_langgraph(
         for fact in memory.as_of(namespace=namespace)
     }
     assert speakers == {"langgraph.memories.ana", "langgraph.memories.bo"}
+
+
+# ---------------------------------------- issue 33, item 2: chat subjects, with a claim judge
+CHAT = (
+    "I live in Berlin.",
+    "Just moved to Lisbon!",
+    "My manager is Tom.",
+    "Tom left, Priya is my manager now.",
+)
+
+
+def chat_claim_judge() -> Judge:
+    """A claim judge whose frame head fake frames the chat's homes and managers and whose kappa
+    fake ends a claim when the value differs."""
+    from shared_core.detectors.frames import Frame, FrameProfile
+    from shared_core.detectors.kappa import Verdict
+    from shared_core.judging import ClaimJudge
+
+    attribute = {text: "home_city" if i < 2 else "manager" for i, text in enumerate(CHAT)}
+    vectors = {tuple(round(x, 6) for x in EMBEDDER.embed_documents([t])[0]): t for t in CHAT}
+
+    class Frames:
+        def profiles(self, rows: object) -> list[FrameProfile]:
+            out = []
+            for row in rows:  # type: ignore[attr-defined]
+                text = vectors.get(tuple(round(x, 6) for x in row))
+                label = attribute.get(text or "")
+                homes = 1.0 if label == "home_city" else 0.0
+                out.append(
+                    FrameProfile(0.99, Frame(label, 0.99), (homes, 1.0 - homes))
+                    if label
+                    else FrameProfile(0.0, None, (0.5, 0.5))
+                )
+            return out
+
+    class Ends:
+        def verdict_scores(self, pairs: list[tuple[str, str]]) -> list[Verdict]:
+            return [Verdict(ends=0.98, restates=0.01, neither=0.01) for _ in pairs]
+
+    return ClaimJudge(
+        scorer=Ends(), frames=Frames(), name="chat", ends_threshold=0.9, restates_threshold=0.9
+    )
+
+
+def test_just_moved_to_lisbon_ends_its_speakers_home_not_lisbons_nor_another_speakers() -> None:
+    with memory_with(chat_claim_judge()) as mem:
+        mem.add(CHAT[0], speaker="ana", valid_from=at(2020))
+        mem.add(CHAT[0], speaker="bo", valid_from=at(2020))
+        moved = mem.add(CHAT[1], speaker="ana", valid_from=at(2021))
+        claim = moved.writes[0].fact
+        assert claim is not None
+        assert claim.subject == "ana"  # broke (issue 33): read as about lisbon
+        assert [f.metadata["user_id"] for f in moved.closed] == ["ana"]
+        assert {(f.text, f.metadata["user_id"]) for f in mem.as_of()} == {
+            (CHAT[1], "ana"),
+            (CHAT[0], "bo"),
+        }
+
+
+def test_tom_left_priya_is_my_manager_now_ends_the_speakers_manager_not_toms() -> None:
+    with memory_with(chat_claim_judge()) as mem:
+        mem.add(CHAT[2], speaker="ana", valid_from=at(2020))
+        mem.add(CHAT[2], speaker="bo", valid_from=at(2020))
+        changed = mem.add(CHAT[3], speaker="ana", valid_from=at(2021))
+        claim = changed.writes[0].fact
+        assert claim is not None
+        assert claim.subject == "ana"  # broke (issue 33): read as about tom
+        assert [(f.text, f.metadata["user_id"]) for f in changed.closed] == [(CHAT[2], "ana")]
+
+
+def test_a_chat_statement_naming_no_one_without_a_speaker_stays_prose() -> None:
+    with memory_with(chat_claim_judge(), speaker_field=None) as mem:
+        mem.add(CHAT[0], valid_from=at(2020))
+        moved = mem.add(CHAT[1], valid_from=at(2021))
+        assert moved.closed == ()
+        assert moved.writes[0].fact is not None
+        assert moved.writes[0].fact.key is None
+        assert {f.text for f in mem.as_of()} == {CHAT[0], CHAT[1]}

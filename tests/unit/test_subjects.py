@@ -108,3 +108,102 @@ def test_a_report_whose_that_comes_later_is_about_whom_it_names() -> None:
     assert statement_subject("Someone mentioned at lunch that Ines Duarte lives in Porto.") == (
         "ines duarte"
     )
+
+
+# ------------------------------------------- issue 33, item 2: chat statements and their writer
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Just moved to Lisbon!",
+        "Got hired by Globex!",
+        "Tom left, Priya is my manager now.",
+        "Tom quit, so I report to Priya now.",
+        "With Tom gone, Priya is my boss.",
+        "Priya is my manager now.",
+        "Lisbon is where I live.",
+        "Sam and I are a couple.",
+        "My manager is Tom.",
+        "My partner's name is Sam.",
+        "I live in Berlin.",
+        "On paper I'm a team lead.",
+        "The title on my badge is data scientist.",
+        "Btw, the city I live in is Denver.",
+        "Made a fresh inbox: paper.crane5@mailbox.test.",
+        "Ring me at +49 151 2304 7716 anytime.",
+        "Use +1 415 555 0142 to reach me from today.",
+    ],
+)
+def test_a_chat_statement_that_names_no_one_else_is_its_writers(text: str) -> None:
+    assert statement_subject(text, writer=True) == "i"
+
+
+def test_just_moved_to_lisbon_is_not_read_as_about_lisbon() -> None:
+    # broke (issue 33): the head ran to the first capitalised word, so the subject was lisbon
+    assert statement_subject("Just moved to Lisbon!", writer=True) == "i"
+    assert statement_subject("Just moved to Lisbon!") is None  # no writer: no subject, prose
+
+
+def test_tom_left_priya_is_my_manager_now_is_not_read_as_about_tom() -> None:
+    # broke (issue 33): the old value named first was read as the subject
+    assert statement_subject("Tom left, Priya is my manager now.", writer=True) == "i"
+    assert statement_subject("Tom left, Priya is my manager now.") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("My sister just moved to Oslo.", "my sister"),
+        ("My sister is a doctor.", "my sister"),
+        ("Tom moved to Oslo, I miss him.", "tom"),  # a long first clause is news of Tom
+        ("Tom told me Oslo is lovely this time of year.", "tom"),
+        ("Caroline: I went to a support group yesterday.", "caroline"),
+        ("My friend Zara just adopted a cat.", "my friend"),
+    ],
+)
+def test_news_of_someone_else_stays_theirs_with_a_writer(text: str, subject: str) -> None:
+    assert statement_subject(text, writer=True) == subject
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Did you see the match last night?", "Guess who moved to Lisbon?", "Is Tom my manager?"],
+)
+def test_a_question_has_no_subject(text: str) -> None:
+    assert statement_subject(text) is None
+    assert statement_subject(text, writer=True) is None
+
+
+@given(st.text(max_size=200))
+def test_the_writer_is_never_read_into_a_statement_of_someone_else(text: str) -> None:
+    without, with_writer = statement_subject(text), statement_subject(text, writer=True)
+    assert with_writer is None or with_writer == with_writer.lower()
+    if with_writer != "i":  # knowing the writer only ever turns a reading into the writer's
+        assert with_writer == without
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("My position is solutions architect. :D", "i"),
+        ("I call Bogota home. :)", "i"),
+        ("Dana Reyes works for Northwind. ;-)", "dana reyes"),
+    ],
+)
+def test_a_trailing_emoticon_is_not_read_as_a_name(text: str, subject: str) -> None:
+    # broke (issue 33, the chat track): ":D" after a sentence was read as the subject "d"
+    assert statement_subject(text) == subject
+
+
+def test_a_source_in_an_aside_is_not_a_value_the_statement_names() -> None:
+    from shared_core.judging.subjects import named_values
+
+    said = named_values("Per the HR system, Dana Reyes lives in Lisbon (per the CRM).")
+    assert said == named_values("Dana Reyes lives in Lisbon (from the team wiki).")
+    assert "lisbon" in said
+    assert "crm" not in said
+
+
+def test_a_request_about_someone_else_is_not_its_writers() -> None:
+    # a request names the writer only with "me"/"my": calling Esther is no news of the writer's
+    assert statement_subject("Call Esther Rinaldi on 206-555-0137.", writer=True) != "i"
+    assert statement_subject("Ring me at +49 151 2304 7716.", writer=True) == "i"
