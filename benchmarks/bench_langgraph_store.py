@@ -120,7 +120,9 @@ def open_store(name: str, folder: Path, embedder: MiniLMEmbedder) -> Any:
         sqlite_store = pytest.importorskip(
             "langgraph.store.sqlite", reason="langgraph-checkpoint-sqlite is not installed"
         )
-        connection = sqlite3.connect(folder / "store.sqlite", check_same_thread=False)
+        connection = sqlite3.connect(  # as SqliteStore.from_conn_string opens it
+            folder / "store.sqlite", check_same_thread=False, isolation_level=None
+        )
         store = sqlite_store.SqliteStore(connection)
         store.setup()
         return store

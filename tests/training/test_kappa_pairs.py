@@ -88,7 +88,7 @@ def test_labels_agree_with_kinds() -> None:
     for pair in _SAMPLE:
         assert pair.kind in KINDS
         assert pair.label == (1 if pair.kind in POSITIVE_KINDS else 0)
-    ends = {"explicit_change", "implied_change", "retraction", "bare_change"}
+    ends = {"explicit_change", "implied_change", "retraction", "bare_change", "revision_change"}
     assert ends == POSITIVE_KINDS
 
 

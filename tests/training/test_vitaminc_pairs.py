@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from shared_core.errors import InvalidInputError
 from temporal_rag_training.labelled import LabelledPair, verdict_of
 from temporal_rag_training.vitaminc import (
-    DEFAULT_DATA_DIR,
     VITAMINC_ZIP,
     VitaminCRow,
     build_pairs,
@@ -165,7 +164,8 @@ def test_rows_are_read_in_place_from_the_zip(tmp_path: Path) -> None:
 
 
 SHARED = Path(
-    os.environ.get("TEMPORAL_RAG_DATA") or Path(__file__).resolve().parents[2] / DEFAULT_DATA_DIR
+    os.environ.get("TEMPORAL_RAG_DATA")
+    or Path(__file__).resolve().parents[2].parent / "shared" / "data"
 )
 
 

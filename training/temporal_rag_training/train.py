@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import random
 import sys
 import time
@@ -53,7 +54,7 @@ from temporal_rag_training.kappa_eval import (
 )
 from temporal_rag_training.labelled import VERDICTS, verdict_of
 from temporal_rag_training.pairs import V2_MIX, LabelledPair, generate_pairs
-from temporal_rag_training.vitaminc import DEFAULT_DATA_DIR, read_rows, split_pairs
+from temporal_rag_training.vitaminc import DATA_ENV, read_rows, split_pairs
 
 NAME = "kappa-minilm-v3"
 VITAMINC_MIX = {
@@ -81,8 +82,8 @@ def options(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--data-dir",
         type=Path,
-        default=DEFAULT_DATA_DIR,
-        help="the shared data folder holding vitaminc/vitaminc_real.zip",
+        default=None,
+        help=f"the shared data folder holding vitaminc/vitaminc_real.zip (default: ${DATA_ENV})",
     )
     parser.add_argument(
         "--vitaminc-count",
@@ -286,7 +287,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     generated = len(pairs)
     real_dev: list[LabelledPair] = []
     if args.vitaminc_count:
-        real = split_pairs(read_rows(args.data_dir), seed=args.seed)
+        data_dir = args.data_dir or os.environ.get(DATA_ENV)
+        if not data_dir:
+            raise SystemExit(
+                f"train: --vitaminc-count {args.vitaminc_count} needs the shared data folder: "
+                f"pass --data-dir DIR, set ${DATA_ENV}, or train without it: --vitaminc-count 0"
+            )
+        real = split_pairs(read_rows(data_dir), seed=args.seed)
         pairs = [*pairs, *vitaminc_sample(real["train"], args.vitaminc_count, seed=args.seed)]
         real_dev = real["dev"]
         if len(real_dev) > args.vitaminc_dev_count:

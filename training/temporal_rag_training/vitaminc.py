@@ -38,7 +38,7 @@ from shared_core.errors import InvalidInputError
 from temporal_rag_training.labelled import LabelledPair
 
 __all__ = [
-    "DEFAULT_DATA_DIR",
+    "DATA_ENV",
     "MAX_EDIT",
     "SPLIT_NAMES",
     "VITAMINC_ZIP",
@@ -50,7 +50,8 @@ __all__ = [
     "split_pairs",
 ]
 
-DEFAULT_DATA_DIR = Path("../shared/data")
+DATA_ENV = "TEMPORAL_RAG_DATA"
+"""The environment variable naming the shared data folder when no folder is passed."""
 VITAMINC_ZIP = Path("vitaminc/vitaminc_real.zip")
 MAX_EDIT = 6
 """At most this many tokens differ between the two sides of a one-value revision."""
@@ -85,7 +86,7 @@ def _row(record: Mapping[str, object], where: str) -> VitaminCRow:
     return VitaminCRow(**fields)
 
 
-def read_rows(data_dir: Path | str = DEFAULT_DATA_DIR) -> list[VitaminCRow]:
+def read_rows(data_dir: Path | str) -> list[VitaminCRow]:
     """Every row of ``<data_dir>/vitaminc/vitaminc_real.zip``'s JSONL files, read in place."""
     path = Path(data_dir) / VITAMINC_ZIP
     if not path.is_file():
@@ -229,10 +230,15 @@ def split_pairs(
 
 def main() -> int:
     """Print the pairs per kind and split (``python -m temporal_rag_training.vitaminc DIR``)."""
+    import os
     import sys
     from collections import Counter
 
-    rows = read_rows(sys.argv[1] if len(sys.argv) > 1 else DEFAULT_DATA_DIR)
+    folder = sys.argv[1] if len(sys.argv) > 1 else os.environ.get(DATA_ENV)
+    if not folder:
+        print(f"usage: python -m temporal_rag_training.vitaminc DIR (or set ${DATA_ENV})")
+        return 2
+    rows = read_rows(folder)
     cases = _by_case(rows)
     print(f"{len(rows)} rows, {len(cases)} cases, {len({r.page for r in rows})} pages")
     for name, pairs in split_pairs(rows, seed=13).items():
