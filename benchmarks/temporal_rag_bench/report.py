@@ -263,7 +263,7 @@ def _targets(checks: Sequence[dict[str, Any]]) -> list[str]:
         "latency against plain top-k in this run, query embedding excluded (rows starting "
         "`read path:`, SituatedQA's on its as-of questions alone); on the synthetic prose "
         "track the memory with the shipped write-time judge (`supersession`) and read-time "
-        "Phi_T with kappa (`phi-t`, its p50 over the sampled questions) (rows starting "
+        "Phi_T with kappa (`phi-t`, its p50 over every question) (rows starting "
         "`prose:`); on the chat track the default write-time judge (`kappa`, statements "
         "written with their speaker), clean@k over the CURRENT questions of single-valued "
         "attributes and its closings across speakers and of multi-valued facts (rows "
