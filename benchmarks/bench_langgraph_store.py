@@ -88,13 +88,6 @@ class SQLiteFloor:
 
 
 @pytest.fixture(scope="module")
-def embedder() -> MiniLMEmbedder:
-    model = MiniLMEmbedder()
-    model.embed_documents(["warm up"])
-    return model
-
-
-@pytest.fixture(scope="module")
 def medians(figures: list[str]) -> Iterator[dict[tuple[str, str], float]]:
     """Median seconds per (store, op); the ratios are added to the summary at the end."""
     found: dict[tuple[str, str], float] = {}

@@ -52,13 +52,6 @@ def _texts(n: int, salt: str) -> list[Fact | str]:
 
 
 @pytest.fixture(scope="module")
-def embedder() -> MiniLMEmbedder:
-    model = MiniLMEmbedder()
-    model.embed_documents(["warm up"])
-    return model
-
-
-@pytest.fixture(scope="module")
 def size(request: pytest.FixtureRequest) -> int:
     return SMOKE_TEXTS if request.config.getoption("benchmark_disable") else FULL_TEXTS
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from benchmarks.reporting import emit
+from shared_core.embedders.minilm import MiniLMEmbedder
 
 
 @pytest.fixture(scope="module")
@@ -17,3 +18,11 @@ def figures(request: pytest.FixtureRequest) -> Iterator[list[str]]:
     if lines:
         name = request.module.__name__.rsplit(".", 1)[-1]
         emit(request.config, ["", f"figures of benchmarks/{name}.py:", *lines])
+
+
+@pytest.fixture(scope="module")
+def embedder() -> MiniLMEmbedder:
+    """The offline MiniLM, warmed up once per benchmark file."""
+    model = MiniLMEmbedder()
+    model.embed_documents(["warm up"])
+    return model
