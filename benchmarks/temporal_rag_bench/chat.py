@@ -25,11 +25,13 @@ that offset (what adapters receive); chunks are in time order.
 
 Questions, per (speaker, attribute): CURRENT (gold the last value, stale every earlier one;
 multi-valued: gold every value, no stale), AS_OF (one per single-valued chain, ``valid_at``
-inside an earlier version), STATIC. ``Question.text`` is third person with the speaker's name
-("Where does Ana live now?"), answerable without a speaker filter; ``Question.first_person``
-("Where do I live now?") with ``Question.speaker`` is the form for a run that filters by
-``user_id``. Cells: ``current:single:N=<n>``, ``current:multi:N=<earlier values>``,
-``as_of:single:N=<n>``, ``static``. Phrasings come from one split (``test`` by default: the
+inside an earlier version), STATIC. Every question is asked as a chat app asks it: in the
+speaker's own memory (``Question.speaker``; methods filter by ``user_id``) and in their words
+(``Question.first_person``, "Where do I live now?", which ``Question.asked`` returns);
+``Question.text`` is the same question in the third person ("Where does Ana live now?"), for
+the answer model, which reads the retrieved messages with their speaker's name. Cells:
+``current:single:N=<n>``, ``current:multi:N=<earlier values>``, ``as_of:single:N=<n>``,
+``static``. Phrasings come from one split (``test`` by default: the
 benchmark's; ``train``/``dev`` for a training pipeline). Pure: standard library only.
 """
 
@@ -55,6 +57,7 @@ from temporal_rag_bench.chat_data import (
     load_tables,
 )
 from temporal_rag_bench.model import (
+    SPEAKER_FIELD,
     Chunk,
     ChunkKind,
     Dataset,
@@ -310,7 +313,7 @@ def _chunk(message: _Message, index: int, keyed: bool) -> Chunk:
     who = message.speaker
     when = message.when.astimezone(who.zone)
     meta = {
-        "user_id": who.user_id,
+        SPEAKER_FIELD: who.user_id,
         "speaker_name": who.name,
         "valid_from": when.isoformat(),
         "act": message.act,

@@ -30,7 +30,14 @@ from shared_core.memory.config import MemoryConfig
 from shared_core.memory.memory import TemporalMemory
 from temporal_rag_bench.chat import SIZES, ChatSize, generate_chat
 from temporal_rag_bench.metrics import score_question
-from temporal_rag_bench.model import Chunk, ChunkKind, Dataset, QuestionKind, Retrieved
+from temporal_rag_bench.model import (
+    SPEAKER_FIELD,
+    Chunk,
+    ChunkKind,
+    Dataset,
+    QuestionKind,
+    Retrieved,
+)
 
 WRITE_BATCH = 8
 CHUNK = "chunk_id"
@@ -98,7 +105,7 @@ def measure_claims(
         for batch in _batches(dataset.chunks):
             metadatas: list[dict[str, Any]] = [
                 {CHUNK: c.id, "valid_from": c.timestamp}
-                | ({"user_id": c.speaker} if c.speaker is not None else {})
+                | ({SPEAKER_FIELD: c.speaker} if c.speaker is not None else {})
                 for c in batch
             ]
             added = memory.add_many([c.text for c in batch], metadatas=metadatas)
@@ -174,8 +181,8 @@ def _ask(report: ChatClaimsReport, memory: TemporalMemory, dataset: Dataset) -> 
         if question.kind is not QuestionKind.CURRENT:
             continue
         asked = [
-            memory.search(question.first_person, k=K, where={"user_id": question.speaker})
-            if question.first_person and question.speaker
+            memory.search(question.asked, k=K, where={SPEAKER_FIELD: question.speaker})
+            if question.speaker is not None
             else memory.search(question.text, k=K),
             memory.search(question.text, k=K),
         ]

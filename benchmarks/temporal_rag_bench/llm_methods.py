@@ -55,7 +55,7 @@ from temporal_rag_bench.methods_temporal import (
     kappa_missing,
     write_time_judge,
 )
-from temporal_rag_bench.model import Chunk, Dataset, Question, Retrieved
+from temporal_rag_bench.model import SPEAKER_FIELD, Chunk, Dataset, Question, Retrieved
 from temporal_rag_bench.shared_collection import SharedStore
 
 NAMESPACE = "bench-llm"
@@ -139,7 +139,7 @@ class PerfectGroupingLLM:
         for chunk in chunks:
             gold = gold_key(chunk)
             single = gold is not None and str(cardinalities.get(gold[1], "one")) != "many"
-            speaker = chunk.metadata.get("user_id")
+            speaker = chunk.metadata.get(SPEAKER_FIELD)
             key = (gold[0], gold[1]) if gold is not None and single else None
             self._keys[(_collapsed(chunk.text), None if speaker is None else str(speaker))].add(key)
         self._stats = LLMStats()
@@ -297,7 +297,9 @@ class MemoryMethod:
     def retrieve(self, question: Question, k: int, *, now: datetime) -> Retrieved:
         shared, memory = self._require()
         if self.detector is None:
-            hits = memory.search(question.text, k=k, valid_at=now, namespace=NAMESPACE)
+            hits = memory.search(
+                question.asked, k=k, valid_at=now, namespace=NAMESPACE, where=_scope(question)
+            )
         else:
             hits = self._search_with_detector(memory, question, k, now)
         rows = dict.fromkeys(shared.row[str(h.fact.metadata[CHUNK_KEY])] for h in hits)
@@ -309,7 +311,12 @@ class MemoryMethod:
         before = self._llm.stats if self._llm is not None else None
         started = time.perf_counter()
         hits = memory.search(
-            question.text, k=k, valid_at=now, namespace=NAMESPACE, detector=self.detector
+            question.asked,
+            k=k,
+            valid_at=now,
+            namespace=NAMESPACE,
+            where=_scope(question),
+            detector=self.detector,
         )
         self.reads.questions += 1
         self.reads.seconds += time.perf_counter() - started
@@ -354,6 +361,11 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_")
 
 
+def _scope(question: Question) -> dict[str, Any] | None:
+    """The speaker filter of a question asked in one speaker's memory (chat), else None."""
+    return None if question.speaker is None else {SPEAKER_FIELD: question.speaker}
+
+
 def _metadata(chunk: Chunk) -> dict[str, Any]:
     metadata: dict[str, Any] = dict(chunk.metadata)
     metadata[CHUNK_KEY] = chunk.id
@@ -367,7 +379,7 @@ def _batches(chunks: Sequence[Chunk], size: int) -> list[list[Chunk]]:
     (a batch never mixes speakers; the chat track's ``user_id``, none elsewhere)."""
     by_speaker: dict[str | None, list[Chunk]] = defaultdict(list)
     for chunk in sorted(chunks, key=lambda c: c.recorded_order):
-        speaker = chunk.metadata.get("user_id")
+        speaker = chunk.metadata.get(SPEAKER_FIELD)
         by_speaker[None if speaker is None else str(speaker)].append(chunk)
     return [
         said[start : start + size]

@@ -123,10 +123,12 @@ class StoreMethod:
         self._shared = shared
 
     def retrieve(self, question: Question, k: int, *, now: datetime) -> Retrieved:
-        fetched = self.shared.fetch(question.text, k * self.fetch_factor, now=now)
-        buffered = [r for r in self.shared.recent(self.buffer, now=now) if r not in fetched.rows]
+        speaker = question.speaker
+        fetched = self.shared.fetch(question.asked, k * self.fetch_factor, now=now, speaker=speaker)
+        recent = self.shared.recent(self.buffer, now=now, speaker=speaker)
+        buffered = [r for r in recent if r not in fetched.rows]
         rows = [*fetched.rows, *buffered]
-        vector = self.shared.query_vector(question.text)
+        vector = self.shared.query_vector(question.asked)
         scores = [*fetched.scores, *self.shared.similarities(buffered, vector)]
         ranked = self.rank(rows, scores, now=now)
         return self.retrieved(top_with_buffer(ranked, buffered, k))
@@ -236,7 +238,7 @@ def entity_rows(shared: SharedStore, question: Question, now: datetime) -> list[
         for i, chunk in enumerate(shared.chunks)
         if chunk.entity == question.entity and shared.visible(i, now)
     ]
-    scores = shared.similarities(rows, shared.query_vector(question.text))
+    scores = shared.similarities(rows, shared.query_vector(question.asked))
     return [row for _, row in sorted(zip(scores, rows, strict=True), key=lambda p: -p[0])]
 
 

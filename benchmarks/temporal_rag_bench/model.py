@@ -35,6 +35,10 @@ class ChunkKind(StrEnum):
     DISTRACTOR = "distractor"  # unrelated text
 
 
+SPEAKER_FIELD = "user_id"
+"""The metadata field naming a chat chunk's speaker (TemporalMemory's default ``speaker_field``)."""
+
+
 class QuestionKind(StrEnum):
     CURRENT = "current"  # what holds now (the dataset's ``now``)
     STATIC = "static"  # a fact that never changed
@@ -90,6 +94,12 @@ class Question:
     cell: str = ""
     speaker: str | None = None  # chat track: whose memory it asks about (a user id)
     first_person: str = ""  # chat track: the same question as that speaker asks it ("I")
+
+    @property
+    def asked(self) -> str:
+        """What a reader searches with: in a speaker's own memory (chat), the question as that
+        speaker asks it; otherwise :attr:`text`."""
+        return self.first_person if self.speaker is not None and self.first_person else self.text
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

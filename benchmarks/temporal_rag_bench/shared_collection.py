@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from shared_core.clock import to_instant
 from shared_core.embedders.base import CallableEmbedder, Embedder
 from shared_core.index.chroma_client import precomputed_embedding_function
-from temporal_rag_bench.model import Chunk, Dataset, Question, QuestionKind
+from temporal_rag_bench.model import SPEAKER_FIELD, Chunk, Dataset, Question, QuestionKind
 
 T = TypeVar("T")
 Progress = Callable[[str, int], Callable[[int], None]]
@@ -132,12 +132,18 @@ class SharedStore:
         return block @ block.T
 
     # ------------------------------------------------------------------ reads
-    def fetch(self, text: str, n: int, *, now: datetime) -> Fetched:
-        """The ``n`` nearest chunks visible at ``now`` (timestamp <= now), from Chroma."""
+    def fetch(self, text: str, n: int, *, now: datetime, speaker: str | None = None) -> Fetched:
+        """The ``n`` nearest chunks visible at ``now`` (timestamp <= now), from Chroma; with a
+        ``speaker``, only that speaker's chunks (a chat app reads one user's memory)."""
         vector = self.query_vector(text)
         moment = to_instant(now, "now")
-        where = None if moment >= self.latest else {"ts": {"$lte": moment}}
-        count = len(self.chunks) if where is None else self.visible_count(now)
+        clauses: list[dict[str, Any]] = []
+        if moment < self.latest:
+            clauses.append({"ts": {"$lte": moment}})
+        if speaker is not None:
+            clauses.append({SPEAKER_FIELD: speaker})
+        where = None if not clauses else clauses[0] if len(clauses) == 1 else {"$and": clauses}
+        count = len(self.chunks) if where is None else self.visible_count(now, speaker=speaker)
         n = min(n, count)
         if n <= 0:
             return Fetched((), ())
@@ -157,24 +163,34 @@ class SharedStore:
         rows: set[int] = set()
         for question in self.dataset.questions:
             rows.update(
-                self.fetch(question.text, n, now=question_time(question, self.dataset)).rows
+                self.fetch(
+                    question.asked,
+                    n,
+                    now=question_time(question, self.dataset),
+                    speaker=question.speaker,
+                ).rows
             )
         return sorted(rows)
 
     def visible(self, row: int, now: datetime) -> bool:
         return self.stamps[row] <= to_instant(now, "now")
 
-    def visible_count(self, now: datetime) -> int:
+    def visible_count(self, now: datetime, *, speaker: str | None = None) -> int:
         moment = to_instant(now, "now")
-        return sum(1 for stamp in self.stamps if stamp <= moment)
+        return sum(
+            1
+            for chunk, stamp in zip(self.chunks, self.stamps, strict=True)
+            if stamp <= moment and (speaker is None or chunk.speaker == speaker)
+        )
 
-    def recent(self, n: int, *, now: datetime) -> list[int]:
-        """The recency buffer: of the ``n`` chunks ingested last, those visible at ``now``,
-        most recent first (as TemporalMemory's buffer holds the last writes)."""
+    def recent(self, n: int, *, now: datetime, speaker: str | None = None) -> list[int]:
+        """The recency buffer: of the ``n`` chunks ingested last (of ``speaker``'s, with one),
+        those visible at ``now``, most recent first (as TemporalMemory's buffer holds the last
+        writes)."""
         if n <= 0:
             return []
-        last = self.order[-n:][::-1]
-        return [row for row in last if self.visible(row, now)]
+        mine = [r for r in self.order if speaker is None or self.chunks[r].speaker == speaker]
+        return [row for row in mine[-n:][::-1] if self.visible(row, now)]
 
     # ------------------------------------------------------------------ sharing
     def resource(self, key: str, build: Callable[[], T], close: Callable[[T], None]) -> T:
@@ -214,7 +230,7 @@ class SharedStore:
         texts = [t for t in dict.fromkeys(c.text for c in self.chunks) if t not in cache.documents]
         vectors = _embed_batches(embedder, texts, progress, f"{name}: embedding chunks")
         cache.documents.update(zip(texts, vectors, strict=True))
-        asked = dict.fromkeys(q.text for q in self.dataset.questions)
+        asked = dict.fromkeys(q.asked for q in self.dataset.questions)
         questions = [t for t in asked if t not in cache.queries]
         vectors = embed_queries(
             embedder, questions, progress=progress, description=f"{name}: embedding questions"
@@ -234,6 +250,13 @@ class SharedStore:
             raise KeyError(f"query not embedded by the shared store: {text[:60]!r}")
         return found
 
+    def _chunk_metadata(self, row: int) -> dict[str, Any]:
+        chunk = self.chunks[row]
+        metadata: dict[str, Any] = {"ts": self.stamps[row], "order": chunk.recorded_order}
+        if chunk.speaker is not None:
+            metadata[SPEAKER_FIELD] = chunk.speaker
+        return metadata
+
     def _build_collection(self, progress: Progress) -> Any:
         collection = self.client.create_collection(
             f"{self.name}_plain",
@@ -248,9 +271,7 @@ class SharedStore:
                 ids=[self.chunks[i].id for i in rows],
                 embeddings=self.matrix[start : rows.stop],
                 documents=[self.chunks[i].text for i in rows],
-                metadatas=[
-                    {"ts": self.stamps[i], "order": self.chunks[i].recorded_order} for i in rows
-                ],
+                metadatas=[self._chunk_metadata(i) for i in rows],
             )
             advance(len(rows))
         return collection

@@ -17,12 +17,12 @@ from temporal_rag_bench.bench import CHAT_METHODS, methods_for
 from temporal_rag_bench.chat import SIZES, generate_chat
 from temporal_rag_bench.generator import generate
 from temporal_rag_bench.llm_methods import MemoryMethod, WriteRecord, keyed_setup
-from temporal_rag_bench.methods import PlainTopK
+from temporal_rag_bench.methods import EmbeddingRecency, PlainTopK
 from temporal_rag_bench.model import Dataset, Track
 from temporal_rag_bench.report import markdown, print_summary
 from temporal_rag_bench.results import environment, prose_targets, scored
 from temporal_rag_bench.runner import RunOptions, run_bench
-from temporal_rag_bench.shared_collection import SharedStore
+from temporal_rag_bench.shared_collection import SharedStore, chroma_client, question_time
 
 META = {"command": "x", "profile": "tiny", "seed": 0, "k": 5, "seconds": 1.0}
 CROSS = "chat: supersessions across speakers, default judge"
@@ -93,6 +93,31 @@ def test_the_default_judge_is_not_run_when_its_vectors_are_not_the_runs(chat: Da
     assert "vectors" in status["kappa"][1] or "no prose judge" in status["kappa"][1]
     assert all(s == "ok" for name, (s, _) in status.items() if name != "kappa")
     assert bench.datasets[0].seconds > 0
+
+
+def test_chat_questions_read_only_the_asking_speakers_memory_in_their_words(
+    chat: Dataset, tmp_path: Any
+) -> None:
+    # broke: chat questions were asked in the third person across every speaker's messages, so
+    # even the gold keys scored 0.28 (another speaker's "I live in Berlin" answered for Ana)
+    embedder = HashingEmbedder(64)
+    client = chroma_client()
+    shared = SharedStore(chat, embedder, client=client, name="chat", workdir=tmp_path)
+    keyed = MemoryMethod("keyed", "gold keys", keyed_setup, embedder=embedder)
+    methods = [PlainTopK(), EmbeddingRecency(), keyed]
+    for method in methods:
+        method.ingest(chat, shared)
+    try:
+        for question in chat.questions:
+            assert question.speaker is not None
+            assert question.asked == question.first_person
+            for method in methods:
+                got = method.retrieve(question, 5, now=question_time(question, chat))
+                assert got.chunks, (method.name, question.id)
+                assert {c.speaker for c in got.chunks} == {question.speaker}, method.name
+    finally:
+        keyed.close()
+        shared.close()
 
 
 def test_an_honest_judge_meets_the_speaker_and_cardinality_rows(chat: Dataset) -> None:
