@@ -37,6 +37,11 @@ For each new prose statement (in valid-time order within a batch):
    the statement falls in; a value it did not name ends it if the scorer finds "ends"
    likelier than "neither". Else the statement starts a claim in a slot of its
    own, which closes nothing.
+3. A statement that restates or ends a claim also ends the claims of the subject's other
+   slots it is judged against when the scorer says "ends" for them at ``ends_threshold``
+   (the version it falls in; written as judged edges in the same transaction, see
+   :mod:`shared_core.ledger.prose`): a change the scorer missed leaves a second slot of one
+   attribute open, and the next change closes both.
 
 The decision is recorded on the statement's metadata (``claim_verdict``: ``new``, ``restates``
 or ``ends``; ``claim_rule``; ``claim_score``; ``claim_of``: the version judged against), and
@@ -65,6 +70,7 @@ from shared_core.judging.base import (
     scoped_subject,
 )
 from shared_core.judging.subjects import named_values, statement_subject
+from shared_core.ledger.prose import ProseSupersession
 from shared_core.ledger.protocol import LedgerStore
 
 NEW, RESTATES, ENDS = "new", "restates", "ends"
@@ -141,7 +147,9 @@ class ClaimJudge:
             now=batch.now,
             speakers=batch.speakers,
         )
-        return Judgement(statements=tuple((fact,) for fact in placed))
+        return Judgement(
+            statements=tuple((fact,) for fact in placed.facts), supersessions=placed.closings
+        )
 
 
 def check_prose_judge(judge: object, embedder: Embedder) -> None:
@@ -191,6 +199,15 @@ Pair = tuple[str, str]
 Owner = tuple[str, str]
 
 
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """What :func:`place_claims` made of a batch: its statements (claims where placed) and
+    the claims of other slots those statements also end (edges to write with them)."""
+
+    facts: tuple[Fact, ...]
+    closings: tuple[ProseSupersession, ...] = ()
+
+
 def place_claims(
     judge: ClaimJudge,
     facts: Sequence[Fact],
@@ -200,16 +217,17 @@ def place_claims(
     index: VectorIndex,
     now: Instant,
     speakers: Sequence[str | None] | None = None,
-) -> list[Fact]:
+) -> Placed:
     """``facts`` with every prose statement the judge places made a claim statement (new
-    Fact values; the inputs are not changed). ``vectors`` maps texts to the memory's vectors;
-    ``index`` gives the stored claims' vectors; ``speakers`` (parallel to ``facts``) who wrote
-    each: a statement's subject is scoped to its speaker (:func:`scoped_subject`), so claims
-    of two speakers never meet."""
+    Fact values; the inputs are not changed), and the edges closing the claims of other slots
+    a statement also ends. ``vectors`` maps texts to the memory's vectors; ``index`` gives the
+    stored claims' vectors; ``speakers`` (parallel to ``facts``) who wrote each: a
+    statement's subject is scoped to its speaker (:func:`scoped_subject`), so claims of two
+    speakers never meet."""
     who = list(speakers) if speakers is not None else [None] * len(facts)
     placed = _placed(judge, facts, vectors, now, who)
     if not placed:
-        return list(facts)
+        return Placed(tuple(facts))
     times: dict[Owner, set[Instant]] = {}
     for item in placed:
         times.setdefault(item.owner, set()).add(item.valid_from)
@@ -218,6 +236,7 @@ def place_claims(
     known = {owner: list(claims) for owner, claims in stored.items()}  # + the batch's decided
     verdicts: dict[Pair, Verdict] = {}
     out = list(facts)
+    closings: list[ProseSupersession] = []
     for wave in _waves(placed):
         judged = {item.index: _judged(judge, item, known[item.owner], near) for item in wave}
         verdicts = _scored(
@@ -234,7 +253,39 @@ def place_claims(
             slots = {k.slot for k in known[item.owner]}
             claim = _decide(judge, item, judged[item.index], verdicts, slots)
             out[item.index] = claim
+            ended = _also_ended(judge, item, claim, judged[item.index], verdicts)
+            closings.extend(
+                ProseSupersession(older=k.id, newer=claim.id, rule=judge.name, score=score)
+                for score, k in ended
+            )
+            gone = {k.id for _, k in ended}
+            known[item.owner] = [
+                replace(k, valid_to=item.valid_from) if k.id in gone else k
+                for k in known[item.owner]
+            ]
             known[item.owner].append(_known_of(claim, item.valid_from))
+    return Placed(tuple(out), tuple(closings))
+
+
+def _also_ended(
+    judge: ClaimJudge,
+    item: _Placed,
+    claim: Fact,
+    judged: Sequence[_Known],
+    verdicts: Mapping[Pair, Verdict],
+) -> list[tuple[float, _Known]]:
+    """The claims of other slots than ``claim``'s that the statement also ends: the version
+    of each that it falls in, when the scorer says "ends" at the judge's threshold. One lost
+    link of a chain left two slots of one attribute open; the next change closes both."""
+    out: list[tuple[float, _Known]] = []
+    for other in judged:
+        if other.slot == claim.relation or not other.valid_from <= item.valid_from < other.valid_to:
+            continue
+        if normalize_text(other.text) == normalize_text(item.fact.text):
+            continue
+        verdict = verdicts[_pair(other, item)]
+        if verdict.ends >= judge.ends_threshold and verdict.ends > verdict.restates:
+            out.append((verdict.ends, other))
     return out
 
 

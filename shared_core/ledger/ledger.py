@@ -356,7 +356,7 @@ class Ledger:
             outcome = batch.withdraw(retraction, reason, Decision.RESTORED)
             restored = batch.stream(row.key_id, row.stream).version_at(row.valid_from)
             return batch.result(combine([outcome], Decision.RESTORED, fact=restored), row.fact_id)
-        if end.kind is ReasonKind.SUPERSEDED and row.key_id is None:  # a judged prose edge
+        if end.kind is ReasonKind.SUPERSEDED and prose.closed_by_edge(batch, row, version):
             return batch.result(prose.undo(batch, row, version), row.fact_id)
         if end.kind is ReasonKind.SUPERSEDED:
             raise NotRetiredError(

@@ -19,8 +19,12 @@ Choices, so that a judge can call this blindly:
   is closed by the stored newer one). Equal ``valid_from``: nothing to order, nothing happens.
 - Nothing happens (decision DUPLICATE) when the earlier statement is not valid at that time
   (already closed before, or it starts there), or when either statement is retired.
-- Keyed facts, retraction records and statements of different namespaces are refused
-  (InvalidOperationError); an unknown id is FactNotFoundError.
+- Two keyed statements of one subject and different keys (two claims of one speaker, say:
+  see :mod:`shared_core.judging.claims`) may be joined by an edge: the earlier-valid one's
+  version of its key is closed the same way. A keyed statement with a prose one, two of one
+  key (the key rule orders those), two of different subjects, retraction records and
+  statements of different namespaces are refused (InvalidOperationError); an unknown id is
+  FactNotFoundError.
 - Undo: ``unretire(<closed id>)`` or ``unretire(<edge statement id>)`` withdraws the edge and
   reopens the statement. Retiring the *newer* statement does **not** reopen the older one: the
   edge is a recorded judgement of its own, which stays until it is undone explicitly.
@@ -113,18 +117,15 @@ def check_supersessions(supersessions: Iterable[object]) -> tuple[ProseSupersess
 def supersede(batch: Batch, edge: ProseSupersession, statement_id: str | None = None) -> Edge:
     """Close the earlier-valid of the two statements at the later one's ``valid_from``."""
     statement_id = statement_id or new_fact_id()
-    first = _prose_statement(batch, edge.older)
-    second = _prose_statement(batch, edge.newer)
+    older_rows = _judged_statement(batch, edge.older)
+    newer_rows = _judged_statement(batch, edge.newer)
+    _check_pair(edge, older_rows, newer_rows)
+    first, second = _believed(older_rows), _believed(newer_rows)
     if first is None or second is None:  # one of them is retired: nothing to judge
         return Edge(statement_id, Outcome(Decision.DUPLICATE))
-    if first.namespace != second.namespace:
-        raise InvalidOperationError(
-            f"{edge.older!r} and {edge.newer!r} are in different namespaces; "
-            "namespaces never see each other"
-        )
     earlier, later = (first, second) if first.valid_from <= second.valid_from else (second, first)
     at = later.valid_from
-    version = batch.stream(None, earlier.stream).version_at(at)
+    version = batch.stream(earlier.key_id, earlier.stream).version_at(at)
     if at <= earlier.valid_from or version is None:
         return Edge(statement_id, Outcome(Decision.DUPLICATE), earlier.fact_id, later.fact_id)
     text = f"superseded by {later.fact_id}"
@@ -132,10 +133,10 @@ def supersede(batch: Batch, edge: ProseSupersession, statement_id: str | None = 
         seq=batch.take_seq(),
         fact_id=statement_id,
         namespace=earlier.namespace,
-        key_id=None,
+        key_id=earlier.key_id,
         stream=earlier.stream,
-        subject=None,
-        relation=None,
+        subject=earlier.subject,
+        relation=earlier.relation,
         object=None,
         value=None,
         kind=KIND_RETRACTION,
@@ -195,6 +196,12 @@ def apply_to_batch(
     ]
 
 
+def closed_by_edge(batch: Batch, row: StatementRow, version: Version) -> bool:
+    """Whether a judged edge (not the key rule) closed ``version`` of ``row``'s stream."""
+    state = batch.stream(row.key_id, row.stream)
+    return any(s.value is None and s.valid_from == version.valid_to for s in state.statements)
+
+
 def undo(batch: Batch, row: StatementRow, version: Version) -> Outcome:
     """Withdraw the edge(s) that closed prose ``version`` (whose statement is ``row``)."""
     state = batch.stream(row.key_id, row.stream)
@@ -209,20 +216,45 @@ def undo(batch: Batch, row: StatementRow, version: Version) -> Outcome:
     return combine([outcome], Decision.RESTORED, fact=restored)
 
 
-def _prose_statement(batch: Batch, fact_id: str) -> StatementRow | None:
-    """The believed prose assertion ``fact_id`` (None when retired), or an error."""
+def _judged_statement(batch: Batch, fact_id: str) -> list[StatementRow]:
+    """The rows of statement ``fact_id`` (retired ones too), or an error."""
     rows = batch.statements_of(fact_id)
     if not rows:
         raise FactNotFoundError(fact_id)
-    first = rows[0]
-    if first.key_id is not None:
-        raise InvalidOperationError(
-            f"fact {fact_id!r} is keyed ({first.subject} / {first.relation}): keyed facts are "
-            "superseded by the key rule; write a fact with the same key and the new object"
-        )
-    if first.kind == KIND_RETRACTION:
+    if rows[0].kind == KIND_RETRACTION:
         raise InvalidOperationError(
             f"{fact_id!r} is a supersession record, not a statement; pass statement ids"
         )
+    return rows
+
+
+def _check_pair(
+    edge: ProseSupersession, first: list[StatementRow], second: list[StatementRow]
+) -> None:
+    """InvalidOperationError unless both statements are prose, or keyed statements of one
+    subject and different keys, in one namespace."""
+    one, two = first[0], second[0]
+    if one.namespace != two.namespace:
+        raise InvalidOperationError(
+            f"{edge.older!r} and {edge.newer!r} are in different namespaces; "
+            "namespaces never see each other"
+        )
+    if (one.key_id is None) == (two.key_id is None) and (
+        one.key_id is None or (one.subject == two.subject and one.key_id != two.key_id)
+    ):
+        return
+    keyed = one if one.key_id is not None else two
+    if one.key_id is not None and two.key_id is not None and one.subject != two.subject:
+        raise InvalidOperationError(
+            f"{edge.older!r} and {edge.newer!r} are about different subjects "
+            f"({one.subject!r}, {two.subject!r}); an edge never crosses subjects"
+        )
+    raise InvalidOperationError(
+        f"fact {keyed.fact_id!r} is keyed ({keyed.subject} / {keyed.relation}): keyed facts are "
+        "superseded by the key rule; write a fact with the same key and the new object"
+    )
+
+
+def _believed(rows: list[StatementRow]) -> StatementRow | None:
     believed = [row for row in rows if row.believed]
     return believed[0] if believed else None

@@ -135,6 +135,39 @@ class ProseSupersessionConformance:
         with pytest.raises(InvalidOperationError, match="supersession record"):
             ledger.supersede(edge.statement_id, by=new.id, rule=RULE)
 
+    def test_an_edge_closes_a_claim_of_another_key_of_one_subject(self, ledger: Ledger) -> None:
+        # two claims of one speaker in two slots: one that a later claim also ends stayed open
+        def claim(text: str, slot: str, year: int) -> Fact:
+            return Fact(text=text, subject="ana", relation=slot, object=text, valid_from=d(year))
+
+        old = stored(ledger, claim("I live in Denver", "home_city", 2020))
+        stray = stored(ledger, claim("Settled in Lisbon", "home_city_1a2b3c4d", 2021))
+        new = stored(ledger, claim("I'm in Oslo now", "home_city", 2022))
+        assert ledger.get(old.id).valid_to == d(2022)  # the key rule closed its own slot
+        result = ledger.supersede(stray.id, by=new.id, rule=RULE, score=0.95)
+        assert result.decision is Decision.SUPERSEDED
+        closed = ledger.get(stray.id)
+        assert (closed.valid_to, closed.status) == (d(2022), FactStatus.SUPERSEDED)
+        assert closed.end_reason == Reason(ReasonKind.SUPERSEDED, new.id, RULE, 0.95)
+        assert texts(ledger.current()) == ["I'm in Oslo now"]
+        assert texts(ledger.as_of(valid_at=d(2021, 6))) == ["I live in Denver", "Settled in Lisbon"]
+        assert ledger.unretire(stray.id).decision is Decision.RESTORED
+        assert ledger.get(stray.id).valid_to is None
+
+    def test_an_edge_never_joins_one_key_or_two_subjects(self, ledger: Ledger) -> None:
+        def claim(text: str, subject: str, slot: str, year: int) -> Fact:
+            return Fact(text=text, subject=subject, relation=slot, object=text, valid_from=d(year))
+
+        ana = stored(ledger, claim("Ana lives in Lisbon", "ana", "home_city", 2020))
+        again = stored(ledger, claim("Ana moved to Oslo", "ana", "home_city", 2021))
+        ben = stored(ledger, claim("Ben lives in Rome", "ben", "home_city_2", 2022))
+        with pytest.raises(InvalidOperationError, match="key rule"):
+            ledger.supersede(ana.id, by=again.id, rule=RULE)
+        before = ledger.export()
+        with pytest.raises(InvalidOperationError, match="different subjects"):
+            ledger.supersede(again.id, by=ben.id, rule=RULE)
+        assert ledger.export() == before
+
     @pytest.mark.parametrize(
         ("fields", "field"),
         [
