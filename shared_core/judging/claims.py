@@ -275,14 +275,18 @@ def _also_ended(
     verdicts: Mapping[Pair, Verdict],
 ) -> list[tuple[float, _Known]]:
     """The claims of other slots than ``claim``'s that the statement also ends: the version
-    of each that it falls in, when the scorer says "ends" at the judge's threshold. One lost
-    link of a chain left two slots of one attribute open; the next change closes both."""
+    of each that it falls in, when the scorer says "ends" at the judge's threshold and the
+    statement names a value that claim does not (:func:`named_values`; "Dana found comfort in
+    work" names none, and ends nothing beyond its own decision). One lost link of a chain
+    left two slots of one attribute open; the next change closes both."""
     out: list[tuple[float, _Known]] = []
+    mine = _values(item.fact.text, item.subject)
     for other in judged:
         if other.slot == claim.relation or not other.valid_from <= item.valid_from < other.valid_to:
             continue
-        if normalize_text(other.text) == normalize_text(item.fact.text):
-            continue
+        theirs = _values(other.text, item.subject)
+        if not theirs or not mine - theirs:
+            continue  # no value of its own replaced: news of the subject, not a change
         verdict = verdicts[_pair(other, item)]
         if verdict.ends >= judge.ends_threshold and verdict.ends > verdict.restates:
             out.append((verdict.ends, other))
@@ -517,8 +521,7 @@ def _by_values(
     whose values the statement does not all name ("Tom left, Priya is my manager now." after
     "My manager is Tom.": Priya is new) is ended when the scorer finds "ends" likelier than
     "neither" (its score). A statement naming no value leaves both to the scorer."""
-    named = set(item.subject.rpartition(SPEAKER_SEPARATOR)[2].split())  # "dana" is no value
-    mine = named_values(item.fact.text) - named
+    mine = _values(item.fact.text, item.subject)
     if not mine:
         return None, None
     same: list[tuple[float, _Known]] = []
@@ -526,7 +529,7 @@ def _by_values(
     for known in judged:
         if known.valid_to <= item.valid_from or known.valid_from > item.valid_from:
             continue  # only the version the statement falls in
-        theirs = named_values(known.text) - named
+        theirs = _values(known.text, item.subject)
         verdict = verdicts[_pair(known, item)]
         if theirs == mine:
             same.append((1.0 - verdict.ends, known))
@@ -536,6 +539,11 @@ def _by_values(
     if best is not None:
         return best, None
     return None, max(other, key=lambda s: s[0], default=None)
+
+
+def _values(text: str, subject: str) -> frozenset[str]:
+    """The values a statement names, but the words of its subject's name ("dana" is no value)."""
+    return named_values(text) - set(subject.rpartition(SPEAKER_SEPARATOR)[2].split())
 
 
 def _new_slot(item: _Placed, taken: set[str]) -> str:

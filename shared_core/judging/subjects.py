@@ -165,6 +165,8 @@ def _writers_clause(tokens: list[str], words: _Words) -> bool:
         return True
     if tokens[0].lower() in words.writer_requests:  # "Ring me at ...", not "Call Esther on ..."
         return any(t.lower() in words.first_person for t in tokens[1:])
+    if [t.lower() for t in tokens[:2]] in (["you", "can"], ["you", "could"], ["you'll", "find"]):
+        return any(t.lower() in ("me", "i") for t in tokens[2:4])  # "You can find me in ..."
     if len(tokens) >= 3 and [t.lower() for t in tokens[1:3]] == ["and", "i"]:
         return True  # "Sam and I are a couple"
     copula = next((i for i, t in enumerate(tokens[:HEAD_WORDS]) if t.lower() in _COPULAS), None)
@@ -293,6 +295,9 @@ def _without_lead_in(text: str, words: _Words) -> str:
         clause_words = clause.split()
         if not found or not rest.strip() or not 0 < len(clause_words) <= LEAD_IN_WORDS:
             continue
+        said = {w.lower().strip(".,;:!?") for w in clause_words}
+        if said & (words.first_person | _COPULAS):
+            continue  # "My new address is X, update your contacts." says something itself
         if clause_words[0].lower() in words.not_names:  # "Note:", "Per the CRM," (not "Ana:")
             text = rest.strip()
     tokens = text.split()

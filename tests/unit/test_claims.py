@@ -260,6 +260,27 @@ def test_a_change_closes_no_claim_of_another_slot_it_does_not_end(
         assert current_texts(mem) == {"Dana lives in Lisbon.", "Dana lives in Rome."}
 
 
+class EndsAllButTheMissedLink(MissingOneLink):
+    """Says "ends" for every pair but the missed move from Lisbon to Rome."""
+
+    def _one(self, older: str, newer: str) -> Verdict:
+        if "Lisbon" in older and "Rome" in newer:
+            return super()._one(older, newer)
+        return Verdict(ends=0.97, restates=0.01, neither=0.02)
+
+
+def test_news_naming_no_value_ends_no_claim_beyond_its_own_decision(
+    memory: Callable[..., TemporalMemory],
+) -> None:
+    # LoCoMo: "Deborah found comfort in work ..." ended three of her statements at once
+    framed("Dana lives in Lisbon.", "Dana lives in Rome.", "Dana found comfort at home.")
+    with memory(EndsAllButTheMissedLink()) as mem:
+        mem.add("Dana lives in Lisbon.", valid_from=at(2020))
+        mem.add("Dana lives in Rome.", valid_from=at(2021))
+        news = mem.add("Dana found comfort at home.", valid_from=at(2022))
+        assert len(news.closed) == 1  # its own decision; the other slot names a value it lacks
+
+
 def test_a_statement_unlikely_to_state_an_attribute_stays_plain_prose(
     memory: Callable[..., TemporalMemory],
 ) -> None:

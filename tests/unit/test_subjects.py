@@ -207,3 +207,25 @@ def test_a_request_about_someone_else_is_not_its_writers() -> None:
     # a request names the writer only with "me"/"my": calling Esther is no news of the writer's
     assert statement_subject("Call Esther Rinaldi on 206-555-0137.", writer=True) != "i"
     assert statement_subject("Ring me at +49 151 2304 7716.", writer=True) == "i"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My new address is river.stone@postbox.test, update your contacts.",
+        "My number changed, use +82 10 2345 6789 from now on.",
+    ],
+)
+def test_a_first_clause_that_says_something_is_not_stripped_as_a_lead_in(text: str) -> None:
+    # broke (issue 33, chat dev phrasings): "My new address is X," was dropped as a lead-in
+    # like "Per the CRM,", leaving "update your contacts." with no subject
+    assert statement_subject(text, writer=True) == "i"
+    assert statement_subject("Per the CRM, Dana Reyes lives in Oslo.") == "dana reyes"
+
+
+def test_you_can_find_me_is_the_writers() -> None:
+    # broke (issue 33, chat dev phrasings): "You can find me in Marseille" had no subject
+    assert (
+        statement_subject("You can find me in Marseille, that's where I live.", writer=True) == "i"
+    )
+    assert statement_subject("You can reach Tom at 555-0100.", writer=True) != "i"
