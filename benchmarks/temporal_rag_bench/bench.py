@@ -221,7 +221,9 @@ def _prose_detector(request: BenchRequest) -> str:
         return f"none ({missing})"
     card, frames = KappaCard.read(KAPPA_FOLDER), FrameCard.read(KAPPA_FOLDER)
     write_time = (
-        f"claims at write time ({frames.name} frames at P >= {frames.threshold:.2f}, "
+        f"claims at write time ({frames.name}: states at P >= "
+        f"{frames.state_threshold or frames.threshold:.2f}, one attribute at "
+        f"{frames.agreement_threshold or frames.threshold:.2f}, "
         f"{card.name} ends at P >= {card.threshold:.2f}"
         + (f", restates at P >= {card.restates_threshold:.2f})" if card.restates_threshold else ")")
     )

@@ -56,7 +56,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from shared_core.clock import OPEN, Instant, from_instant, to_instant
-from shared_core.detectors.frames import FrameHead, FrameProfile
+from shared_core.detectors.frames import Frame, FrameHead, FrameProfile
 from shared_core.detectors.kappa import KappaScorer, Verdict
 from shared_core.embedders.base import Embedder
 from shared_core.errors import InvalidInputError
@@ -251,7 +251,7 @@ def place_claims(
         )
         for item in wave:
             slots = {k.slot for k in known[item.owner]}
-            claim = _decide(judge, item, judged[item.index], verdicts, slots)
+            claim = _decide(judge, item, judged[item.index], verdicts, slots, near)
             out[item.index] = claim
             ended = _also_ended(judge, item, claim, judged[item.index], verdicts)
             closings.extend(
@@ -356,6 +356,11 @@ class _Readings:
         if i is None or j is None:
             return 0.0
         return float(self._unit[i] @ self._unit[j])
+
+    def frame(self, text: str) -> Frame | None:
+        """The attribute the frame head is sure a statement states (None when unread)."""
+        profile = self._profiles.get(text)
+        return None if profile is None else profile.frame
 
     def agreement(self, a: str, b: str) -> float:
         """How likely two statements state the same attribute (0.0 when one is unread)."""
@@ -476,9 +481,10 @@ def _decide(
     judged: Sequence[_Known],
     verdicts: Mapping[Pair, Verdict],
     slots: set[str],
+    near: _Readings,
 ) -> Fact:
     """The claim statement ``item`` becomes: it restates a claim, ends one, or starts one in
-    a slot of its own."""
+    a slot of its own. An "ends" needs evidence beside the score (:func:`_replaces`)."""
     restates: tuple[float, _Known] | None = None
     ends: tuple[float, _Known] | None = None
     for other in judged:
@@ -489,7 +495,11 @@ def _decide(
             restates is None or verdict.restates > restates[0]
         ):
             restates = (verdict.restates, other)
-        if verdict.ends >= judge.ends_threshold and (ends is None or verdict.ends > ends[0]):
+        if (
+            verdict.ends >= judge.ends_threshold
+            and (ends is None or verdict.ends > ends[0])
+            and _replaces(item, other, near)
+        ):
             ends = (verdict.ends, other)
     if restates is None and ends is None:
         restates, ends = _by_values(item, judged, verdicts)
@@ -501,6 +511,18 @@ def _decide(
         return _claim(judge, item, other.slot, claim_object(item.fact.text), ENDS, score, other.id)
     slot = _new_slot(item, slots)
     return _claim(judge, item, slot, claim_object(item.fact.text), NEW, None, None)
+
+
+def _replaces(item: _Placed, other: _Known, near: _Readings) -> bool:
+    """Whether a statement can replace a claim, beside the scorer's word: it names a value
+    the claim does not (:func:`named_values`: "Denver" after "Lisbon"), or the frame head names
+    one attribute for both ("staff engineer" after "release manager": titles are lower-case).
+    News of a subject that names no value ("Dana found comfort in work") replaces nothing."""
+    theirs = _values(other.text, item.subject)
+    if theirs and _values(item.fact.text, item.subject) - theirs:
+        return True
+    mine, their_frame = item.profile.frame, near.frame(other.text)
+    return mine is not None and their_frame is not None and mine.attribute == their_frame.attribute
 
 
 def claim_object(text: str) -> str:

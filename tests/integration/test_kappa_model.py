@@ -158,19 +158,21 @@ def test_open_with_kappa_makes_claims_and_leaves_unsure_prose_alone(tmp_path: Pa
         later = memory.add("Anika Quintero's home city is Lisbon.", valid_from=at(2023))
         history = memory.history("Anika Quintero", "home_city")
     assert isinstance(judge, ClaimJudge)
-    assert judge.name == "kappa-minilm-v1+frames-minilm-v1"
+    assert judge.name == "kappa-minilm-v3+frames-minilm-v1"
     claim = framed.writes[0].fact
     assert claim is not None
     assert (claim.subject, claim.relation) == ("anika quintero", "home_city")
     assert claim.metadata["claim_verdict"] == "new"
     assert news.writes[0].fact is not None
     assert news.writes[0].fact.key is None  # other news: no frame, plain prose
-    # v1 misses this bare change of value (below its threshold): unsure, so it stays plain
-    # prose and closes nothing; a missed change rather than a retired fact
-    assert later.closed == ()
+    # a bare change of value (v1 missed it; v3 learnt such changes from VitaminC's revisions)
+    assert [f.text for f in later.closed] == ["Anika Quintero's home city is Denver."]
     assert later.writes[0].fact is not None
-    assert later.writes[0].fact.key is None
-    assert [f.text for f in history] == ["Anika Quintero's home city is Denver."]
+    assert later.writes[0].fact.metadata["claim_verdict"] == "ends"
+    assert [(f.text, f.valid_to) for f in history] == [
+        ("Anika Quintero's home city is Denver.", at(2023)),
+        ("Anika Quintero's home city is Lisbon.", None),
+    ]
 
 
 def test_without_a_prose_judge_prose_is_only_judged_at_read_time(tmp_path: Path) -> None:
@@ -210,8 +212,36 @@ def test_a_missing_torch_names_the_extra_and_the_way_out(monkeypatch: pytest.Mon
         KappaScorer().contradiction_scores([("a b c", "d e f")])
 
 
-def test_a_single_logit_card_gives_verdicts_that_never_restate() -> None:
+def test_the_shipped_card_gives_three_verdicts_and_restates_a_paraphrase() -> None:
     scorer = KappaScorer()
+    assert scorer.card.verdicts == ("neither", "ends", "restates")
+    pairs = [
+        ("Maria lives in Berlin.", "Maria moved to Lisbon."),
+        ("Maria lives in Berlin.", "Maria's home is in Berlin."),
+    ]
+    changed, same = scorer.verdict_scores(pairs)
+    assert all(v.ends + v.restates + v.neither == pytest.approx(1.0) for v in (changed, same))
+    assert changed.ends >= scorer.card.threshold
+    assert same.restates > same.ends
+    assert [changed.ends, same.ends] == pytest.approx(scorer.contradiction_scores(pairs))
+
+
+def test_a_single_logit_card_gives_verdicts_that_never_restate(tmp_path: Path) -> None:
+    # a v1-style card (one logit, no verdicts): made here from the shipped weights' "ends" row
+
+    import safetensors.torch
+
+    from shared_core.detectors.kappa import CARD_FILE, KAPPA_FOLDER, WEIGHTS_FILE
+
+    weights = safetensors.torch.load_file(str(KAPPA_FOLDER / WEIGHTS_FILE))
+    for name in ("classifier.bias", "classifier.weight.__scale__", "classifier.weight"):
+        weights[name] = weights[name][1:2].contiguous()
+    safetensors.torch.save_file(weights, str(tmp_path / WEIGHTS_FILE))
+    card = json.loads((KAPPA_FOLDER / CARD_FILE).read_text())
+    for name in ("verdicts", "restates_threshold"):
+        card.pop(name)
+    (tmp_path / CARD_FILE).write_text(json.dumps(card))
+    scorer = KappaScorer(folder=tmp_path)
     pairs = [("Maria lives in Berlin.", "Maria moved to Lisbon."), ("A b c.", "A b c again.")]
     verdicts = scorer.verdict_scores(pairs)
     assert [v.restates for v in verdicts] == [0.0, 0.0]

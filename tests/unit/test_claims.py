@@ -281,6 +281,27 @@ def test_news_naming_no_value_ends_no_claim_beyond_its_own_decision(
         assert len(news.closed) == 1  # its own decision; the other slot names a value it lacks
 
 
+class StatesEverything(KeywordFrames):
+    """Every statement likely states an attribute; only the framed ones have a frame."""
+
+    def profiles(self, vectors: Sequence[Sequence[float]]) -> list[FrameProfile]:
+        return [FrameProfile(0.99, p.frame, p.attributes) for p in super().profiles(vectors)]
+
+
+def test_news_naming_no_value_ends_no_claim_whatever_the_score(
+    memory: Callable[..., TemporalMemory],
+) -> None:
+    # LoCoMo: "Dave restored a car ..." ended "Dave works at a car maintenance shop." (kappa
+    # v3 said ends at 0.99); a replacement names a value the claim lacks, or one frame for both
+    framed("Dana lives in Lisbon.", "Dana lives in Rome.")
+    with memory(CityScorer(always_ends=True), StatesEverything()) as mem:
+        mem.add("Dana lives in Lisbon.", valid_from=at(2020))
+        news = mem.add("Dana found comfort at home after the setback.", valid_from=at(2021))
+        assert news.closed == ()
+        moved = mem.add("Dana lives in Rome.", valid_from=at(2022))
+        assert [f.text for f in moved.closed] == ["Dana lives in Lisbon."]
+
+
 def test_a_statement_unlikely_to_state_an_attribute_stays_plain_prose(
     memory: Callable[..., TemporalMemory],
 ) -> None:
