@@ -32,12 +32,13 @@ def test_the_dev_f1_of_the_card_is_reproduced(scorer: KappaScorer) -> None:
 
 
 def test_held_out_test_figures_are_the_ones_the_readme_quotes(scorer: KappaScorer) -> None:
-    """F1 0.835 on the hand-written test set (never used for training or the threshold; the
-    issue's aim of 0.90 is not met, see the README); no false alarm on unrelated pairs."""
+    """F1 0.717 on the hand-written test set (never used for training or the thresholds; v1
+    reached 0.835, the issue's aim of 0.90 is not met, see the model card); no false alarm on
+    unrelated pairs."""
     test = load_pairset("test")
     scores = scorer.contradiction_scores([(p.older, p.newer) for p in test])
     report = evaluate(test, scores, scorer.card.threshold)
-    assert report.overall.f1 == pytest.approx(0.835, abs=0.003), report.to_dict()
+    assert report.overall.f1 == pytest.approx(0.717, abs=0.003), report.to_dict()
     assert report.unrelated_false_alarms == (0, 20)
 
 
