@@ -181,9 +181,7 @@ def _ask(report: ChatClaimsReport, memory: TemporalMemory, dataset: Dataset) -> 
         if question.kind is not QuestionKind.CURRENT:
             continue
         asked = [
-            memory.search(question.asked, k=K, where={SPEAKER_FIELD: question.speaker})
-            if question.speaker is not None
-            else memory.search(question.text, k=K),
+            memory.search(question.asked, k=K, where=question.where),
             memory.search(question.text, k=K),
         ]
         scores = [

@@ -298,7 +298,7 @@ class MemoryMethod:
         shared, memory = self._require()
         if self.detector is None:
             hits = memory.search(
-                question.asked, k=k, valid_at=now, namespace=NAMESPACE, where=_scope(question)
+                question.asked, k=k, valid_at=now, namespace=NAMESPACE, where=question.where
             )
         else:
             hits = self._search_with_detector(memory, question, k, now)
@@ -315,7 +315,7 @@ class MemoryMethod:
             k=k,
             valid_at=now,
             namespace=NAMESPACE,
-            where=_scope(question),
+            where=question.where,
             detector=self.detector,
         )
         self.reads.questions += 1
@@ -359,11 +359,6 @@ def _with_fallback(shared: SharedStore, base: Embedder) -> Embedder:
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_")
-
-
-def _scope(question: Question) -> dict[str, Any] | None:
-    """The speaker filter of a question asked in one speaker's memory (chat), else None."""
-    return None if question.speaker is None else {SPEAKER_FIELD: question.speaker}
 
 
 def _metadata(chunk: Chunk) -> dict[str, Any]:

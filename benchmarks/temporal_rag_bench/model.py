@@ -101,6 +101,11 @@ class Question:
         speaker asks it; otherwise :attr:`text`."""
         return self.first_person if self.speaker is not None and self.first_person else self.text
 
+    @property
+    def where(self) -> dict[str, str] | None:
+        """The metadata filter of the memory it is asked in: its speaker's (chat), else None."""
+        return None if self.speaker is None else {SPEAKER_FIELD: self.speaker}
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Dataset:

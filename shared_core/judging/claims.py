@@ -177,6 +177,7 @@ class _Placed:
     subject: str
     profile: FrameProfile
     valid_from: Instant
+    values: frozenset[str]  # the values it names (:func:`_values`)
 
     @property
     def owner(self) -> tuple[str, str]:
@@ -280,12 +281,10 @@ def _also_ended(
     work" names none, and ends nothing beyond its own decision). One lost link of a chain
     left two slots of one attribute open; the next change closes both."""
     out: list[tuple[float, _Known]] = []
-    mine = _values(item.fact.text, item.subject)
     for other in judged:
-        if other.slot == claim.relation or not other.valid_from <= item.valid_from < other.valid_to:
+        if other.slot == claim.relation or not _falls_in(item, other):
             continue
-        theirs = _values(other.text, item.subject)
-        if not theirs or not mine - theirs:
+        if not _new_value(item.values, _values(other.text, item.subject)):
             continue  # no value of its own replaced: news of the subject, not a change
         verdict = verdicts[_pair(other, item)]
         if verdict.ends >= judge.ends_threshold and verdict.ends > verdict.restates:
@@ -396,7 +395,7 @@ def _placed(
     ]
     profiles = _profiles(judge, [fact.text for _, fact, _ in prose], vectors)
     return [
-        _Placed(index, fact, subject, profile, _valid_from(fact, now))
+        _Placed(index, fact, subject, profile, _valid_from(fact, now), _values(fact.text, subject))
         for (index, fact, subject), profile in zip(prose, profiles, strict=True)
         if profile.state >= judge.state_threshold
     ]
@@ -518,8 +517,7 @@ def _replaces(item: _Placed, other: _Known, near: _Readings) -> bool:
     the claim does not (:func:`named_values`: "Denver" after "Lisbon"), or the frame head names
     one attribute for both ("staff engineer" after "release manager": titles are lower-case).
     News of a subject that names no value ("Dana found comfort in work") replaces nothing."""
-    theirs = _values(other.text, item.subject)
-    if theirs and _values(item.fact.text, item.subject) - theirs:
+    if _new_value(item.values, _values(other.text, item.subject)):
         return True
     mine, their_frame = item.profile.frame, near.frame(other.text)
     return mine is not None and their_frame is not None and mine.attribute == their_frame.attribute
@@ -543,19 +541,18 @@ def _by_values(
     whose values the statement does not all name ("Tom left, Priya is my manager now." after
     "My manager is Tom.": Priya is new) is ended when the scorer finds "ends" likelier than
     "neither" (its score). A statement naming no value leaves both to the scorer."""
-    mine = _values(item.fact.text, item.subject)
-    if not mine:
+    if not item.values:
         return None, None
     same: list[tuple[float, _Known]] = []
     other: list[tuple[float, _Known]] = []
     for known in judged:
-        if known.valid_to <= item.valid_from or known.valid_from > item.valid_from:
+        if not _falls_in(item, known):
             continue  # only the version the statement falls in
         theirs = _values(known.text, item.subject)
         verdict = verdicts[_pair(known, item)]
-        if theirs == mine:
+        if theirs == item.values:
             same.append((1.0 - verdict.ends, known))
-        elif theirs and mine - theirs and verdict.ends > verdict.neither:
+        elif _new_value(item.values, theirs) and verdict.ends > verdict.neither:
             other.append((verdict.ends, known))
     best = max(same, key=lambda s: s[0], default=None)
     if best is not None:
@@ -566,6 +563,17 @@ def _by_values(
 def _values(text: str, subject: str) -> frozenset[str]:
     """The values a statement names, but the words of its subject's name ("dana" is no value)."""
     return named_values(text) - set(subject.rpartition(SPEAKER_SEPARATOR)[2].split())
+
+
+def _new_value(mine: frozenset[str], theirs: frozenset[str]) -> bool:
+    """Whether a statement naming ``mine`` replaces a value of a claim naming ``theirs``: the
+    claim names one and the statement one of its own ("Denver" after "Lisbon")."""
+    return bool(theirs) and bool(mine - theirs)
+
+
+def _falls_in(item: _Placed, known: _Known) -> bool:
+    """Whether the statement's valid_from falls in the claim version's validity."""
+    return known.valid_from <= item.valid_from < known.valid_to
 
 
 def _new_slot(item: _Placed, taken: set[str]) -> str:

@@ -203,7 +203,7 @@ def closed_by_edge(batch: Batch, row: StatementRow, version: Version) -> bool:
 
 
 def undo(batch: Batch, row: StatementRow, version: Version) -> Outcome:
-    """Withdraw the edge(s) that closed prose ``version`` (whose statement is ``row``)."""
+    """Withdraw the edge(s) that closed ``version`` (whose statement is ``row``)."""
     state = batch.stream(row.key_id, row.stream)
     edges = [
         batch.head(s.seq)
@@ -239,16 +239,17 @@ def _check_pair(
             f"{edge.older!r} and {edge.newer!r} are in different namespaces; "
             "namespaces never see each other"
         )
-    if (one.key_id is None) == (two.key_id is None) and (
-        one.key_id is None or (one.subject == two.subject and one.key_id != two.key_id)
-    ):
+    if one.key_id is None and two.key_id is None:
         return
+    if one.key_id is not None and two.key_id is not None:
+        if one.subject != two.subject:
+            raise InvalidOperationError(
+                f"{edge.older!r} and {edge.newer!r} are about different subjects "
+                f"({one.subject!r}, {two.subject!r}); an edge never crosses subjects"
+            )
+        if one.key_id != two.key_id:
+            return
     keyed = one if one.key_id is not None else two
-    if one.key_id is not None and two.key_id is not None and one.subject != two.subject:
-        raise InvalidOperationError(
-            f"{edge.older!r} and {edge.newer!r} are about different subjects "
-            f"({one.subject!r}, {two.subject!r}); an edge never crosses subjects"
-        )
     raise InvalidOperationError(
         f"fact {keyed.fact_id!r} is keyed ({keyed.subject} / {keyed.relation}): keyed facts are "
         "superseded by the key rule; write a fact with the same key and the new object"
