@@ -22,15 +22,18 @@ For each new prose statement (in valid-time order within a batch):
 1. **Structure first.** No subject, or unlikely to state a single-valued attribute (the frame
    head's P(not "other") below ``state_threshold``: an event, a feeling, a plan, one value of a
    multi-valued attribute): it stays plain prose. Plain prose never ends anything and nothing
-   ends it, whatever a score would say.
+   ends it, whatever a score would say. One exception: a statement below the gate that repeats
+   a claim it falls in (step 2's candidates), word for word or value for value, while the
+   scorer does not say "ends", joins that claim (:func:`_rejoins`), so it closes with it.
 2. The subject's claims (any slot) valid at the statement's ``valid_from``, valid now, or
    starting after it, and the batch's claims of the subject decided before it, are its
    candidates: per slot the version it falls in and the next one, of the slots whose statements
    likely state the same attribute (:meth:`FrameProfile.agreement` at ``agreement_threshold``;
    "same person, different news" never meets) and, of those, the :data:`CANDIDATES` nearest in
    meaning. The scorer judges each (earlier, later) pair, one call per round of the batch (a
-   round holds each subject's next statement): ``restates`` (P >= ``restates_threshold``)
-   joins that claim (same slot, same object); else ``ends`` (P >= ``ends_threshold``) starts a
+   round holds each subject's next statement): ``restates`` (P >= ``restates_threshold``,
+   unless each names a value the other does not: :func:`_conflict`) joins that claim (same
+   slot, same object); else ``ends`` (P >= ``ends_threshold``) starts a
    new claim in that slot, which the key rule lets close the one before. When the scorer is
    sure of neither, the values the statements name decide
    (:func:`~shared_core.judging.subjects.named_values`): the same values restate the claim
@@ -178,6 +181,7 @@ class _Placed:
     profile: FrameProfile
     valid_from: Instant
     values: frozenset[str]  # the values it names (:func:`_values`)
+    gated: bool  # below the state gate: it may only rejoin a claim it repeats (:func:`_rejoins`)
 
     @property
     def owner(self) -> tuple[str, str]:
@@ -240,6 +244,9 @@ def place_claims(
     closings: list[ProseSupersession] = []
     for wave in _waves(placed):
         judged = {item.index: _judged(judge, item, known[item.owner], near) for item in wave}
+        for item in wave:
+            if item.gated:
+                judged[item.index] = [k for k in judged[item.index] if _repeats(item, k)]
         verdicts = _scored(
             judge.scorer,
             verdicts,
@@ -251,6 +258,11 @@ def place_claims(
             ],
         )
         for item in wave:
+            if item.gated:
+                rejoined = _rejoins(judge, item, judged[item.index], verdicts)
+                if rejoined is not None:
+                    out[item.index] = rejoined
+                continue  # plain prose that ends nothing, and nothing is judged against
             slots = {k.slot for k in known[item.owner]}
             claim = _decide(judge, item, judged[item.index], verdicts, slots, near)
             out[item.index] = claim
@@ -395,9 +407,16 @@ def _placed(
     ]
     profiles = _profiles(judge, [fact.text for _, fact, _ in prose], vectors)
     return [
-        _Placed(index, fact, subject, profile, _valid_from(fact, now), _values(fact.text, subject))
+        _Placed(
+            index,
+            fact,
+            subject,
+            profile,
+            _valid_from(fact, now),
+            _values(fact.text, subject),
+            gated=profile.state < judge.state_threshold,
+        )
         for (index, fact, subject), profile in zip(prose, profiles, strict=True)
-        if profile.state >= judge.state_threshold
     ]
 
 
@@ -490,8 +509,10 @@ def _decide(
         if normalize_text(other.text) == normalize_text(item.fact.text):
             return _claim(judge, item, other.slot, other.object, RESTATES, 1.0, other.id)
         verdict = verdicts[_pair(other, item)]
-        if verdict.restates >= judge.restates_threshold and (
-            restates is None or verdict.restates > restates[0]
+        if (
+            verdict.restates >= judge.restates_threshold
+            and (restates is None or verdict.restates > restates[0])
+            and not _conflict(item.values, _values(other.text, item.subject))
         ):
             restates = (verdict.restates, other)
         if (
@@ -510,6 +531,41 @@ def _decide(
         return _claim(judge, item, other.slot, claim_object(item.fact.text), ENDS, score, other.id)
     slot = _new_slot(item, slots)
     return _claim(judge, item, slot, claim_object(item.fact.text), NEW, None, None)
+
+
+def _repeats(item: _Placed, known: _Known) -> bool:
+    """Whether a statement repeats a claim version it falls in: the same text, or exactly the
+    same values (at least one)."""
+    if not _falls_in(item, known):
+        return False
+    if normalize_text(known.text) == normalize_text(item.fact.text):
+        return True
+    return bool(item.values) and item.values == _values(known.text, item.subject)
+
+
+def _rejoins(
+    judge: ClaimJudge, item: _Placed, judged: Sequence[_Known], verdicts: Mapping[Pair, Verdict]
+) -> Fact | None:
+    """The claim a statement below the state gate restates, or None (it stays plain prose).
+    Such a statement never ends anything; one that repeats a claim of the same attribute (the
+    frame head's agreement) word for word or value for value, while the scorer does not say
+    "ends", joins it, so it closes with it ("Chiara draws a salary from Cobalt Robotics." after
+    "Chiara's employer is Cobalt Robotics.": else each stale restatement the head reads as
+    news stays current for good)."""
+    best: tuple[float, _Known] | None = None
+    for known in judged:
+        if normalize_text(known.text) == normalize_text(item.fact.text):
+            return _claim(judge, item, known.slot, known.object, RESTATES, 1.0, known.id)
+        verdict = verdicts[_pair(known, item)]
+        if verdict.ends >= judge.ends_threshold:
+            continue
+        score = 1.0 - verdict.ends
+        if best is None or score > best[0]:
+            best = (score, known)
+    if best is None:
+        return None
+    score, known = best
+    return _claim(judge, item, known.slot, known.object, RESTATES, score, known.id)
 
 
 def _replaces(item: _Placed, other: _Known, near: _Readings) -> bool:
@@ -569,6 +625,12 @@ def _new_value(mine: frozenset[str], theirs: frozenset[str]) -> bool:
     """Whether a statement naming ``mine`` replaces a value of a claim naming ``theirs``: the
     claim names one and the statement one of its own ("Denver" after "Lisbon")."""
     return bool(theirs) and bool(mine - theirs)
+
+
+def _conflict(mine: frozenset[str], theirs: frozenset[str]) -> bool:
+    """Whether two statements name values that cannot be one claim: each names one the other
+    does not ("415-555-0111" and "415-555-0158"; not "Lisbon" and "Lisbon, close to Belem")."""
+    return bool(mine - theirs) and bool(theirs - mine)
 
 
 def _falls_in(item: _Placed, known: _Known) -> bool:

@@ -56,6 +56,8 @@ _COPULAS = frozenset({"is", "was", "are", "'s", "\u2019s"})
 _WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ0-9][\w'\u2019.-]*")
 _STAMP = re.compile(r"^\s*(\[[^\]]*\]|\(?\d{4}-\d{2}-\d{2}[^)]*\)?:?)\s*")
 _POSSESSIVE = re.compile(r"(['\u2019]s|['\u2019])$")
+_DUMMIES = frozenset({"it", "it's", "it\u2019s", "there", "there's", "there\u2019s"})
+"""A head starting with these names no one ("It's over with Robin", "There's a new manager")."""
 _BREAKS = frozenset({"where", "who", "whom", "which", "for", "of", "at", "with", "about", "behind"})
 _OF_A_THING = frozenset({"for", "of", "behind"})
 """A thing's attribute named before it: "the database for the billing service" is about the
@@ -73,6 +75,7 @@ class _Words:
     reporting_verbs: frozenset[str]
     writer_verbs: frozenset[str]
     writer_requests: frozenset[str]
+    third_person: frozenset[str]
 
 
 @functools.cache
@@ -88,6 +91,7 @@ def _words() -> _Words:
         "reporting_verbs",
         "writer_verbs",
         "writer_requests",
+        "third_person",
     )
     return _Words(*(frozenset(str(w).lower() for w in raw[name]) for name in fields))
 
@@ -108,9 +112,39 @@ def statement_subject(text: str, *, writer: bool = False) -> str | None:
     if names_its_writer(stripped):
         return SPEAKER if writer else None
     tokens = _WORD.findall(stripped)
-    if writer and (_names_a_role_holder(tokens, words) or _writers_head(tokens, words)):
+    if writer and (
+        _names_a_role_holder(tokens, words)
+        or _writers_head(tokens, words)
+        or _value_like(stripped.split()[:1])
+    ):
         return SPEAKER
-    return _subject(tokens, reported=True)
+    if tokens and tokens[0].lower() in _DUMMIES and not _reports(tokens, words):
+        # "It's over with Robin. I'm with Sam.": no one named, whoever comes after "with"
+        return SPEAKER if writer and _says_i(tokens, words) else None
+    subject = _subject(tokens, reported=True)
+    if subject is None and writer and _names_no_one(tokens, words):
+        return SPEAKER  # "Officially a staff engineer as of today.", "No longer in Berlin; ..."
+    return subject
+
+
+def _reports(tokens: list[str], words: _Words) -> bool:
+    return any(t.lower() in words.reporting_verbs for t in tokens[:HEAD_WORDS])
+
+
+def _says_i(tokens: list[str], words: _Words) -> bool:
+    return any(t.lower() in words.first_person for t in tokens)
+
+
+def _names_no_one(tokens: list[str], words: _Words) -> bool:
+    """Whether a statement's head names no one: no name, no determiner ("the weather"), and
+    no word that points at someone or something else ("she", "they", "it")."""
+    for token in tokens[:HEAD_WORDS]:
+        lower = _bare(token).lower()
+        if lower in words.third_person or lower in words.determiners:
+            return False
+        if _bare(token)[:1].isupper() and lower not in words.not_names | words.first_person:
+            return False
+    return True
 
 
 def _writers_head(tokens: list[str], words: _Words) -> bool:
@@ -147,13 +181,25 @@ def names_its_writer(text: str) -> bool:
     first = _WORD.findall(clauses[0])
     if _writers_clause(first, words):
         return True
-    if len(first) > GONE_WORDS or _subject(first, reported=False) not in _names(first, words):
+    if not _gone(first, words):
         return False
     return any(
         _writers_clause(tokens, words) or _speaker(tokens, words) == SPEAKER
         for tokens in (_WORD.findall(c) for c in clauses[1:])
         if tokens
     )
+
+
+def _gone(first: list[str], words: _Words) -> bool:
+    """Whether a first clause may only say an old value went: "No more ..." / "No longer ...",
+    or a name (or none) and at most :data:`GONE_WORDS` words besides it ("Tom left", "Cobalt
+    Robotics is history")."""
+    if [t.lower() for t in first[:2]] in (["no", "more"], ["no", "longer"]):
+        return True
+    name = _subject(first, reported=False)
+    if name not in _names(first, words):
+        return False
+    return len(first) - (len(name.split()) - 1 if name else 0) <= GONE_WORDS
 
 
 def _writers_clause(tokens: list[str], words: _Words) -> bool:
@@ -187,7 +233,13 @@ def named_values(text: str) -> frozenset[str]:
     words = _words()
     text = _without_lead_in(_ASIDE.sub(" ", text), words)  # "(per the CRM)" names no value
     found = {address.lower() for address in _ADDRESS.findall(text)}
-    sentence = words.not_names | words.first_person | words.verbs | words.writer_verbs
+    sentence = (
+        words.not_names
+        | words.first_person
+        | words.verbs
+        | words.writer_verbs
+        | words.writer_requests
+    )
     for token in _WORD.findall(_ADDRESS.sub(" ", text)):
         bare = _bare(token).lower()
         if any(ch.isdigit() for ch in token) or (token[:1].isupper() and bare not in sentence):
@@ -309,6 +361,7 @@ def _without_lead_in(text: str, words: _Words) -> str:
 _LEAD_IN_TOKENS = frozenset(
     {"btw", "fyi", "oh", "and", "so", "also", "well", "hey", "ps", "anyway", "ok", "okay"}
     | {"heads", "up", "actually", "correction", "just", "quick", "update", "note", "reminder"}
+    | {"finally", "officially"}
 )
 
 

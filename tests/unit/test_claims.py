@@ -344,8 +344,8 @@ def test_a_long_batch_of_one_key_scores_pairs_linearly_not_quadratically(
 ) -> None:
     # broke: every statement of a batch was paired with every earlier one of its key, so a
     # value stated a hundred times in one add_many cost ~5,000 pairs (ingest at 30 statements/s)
-    old = [f"Ana lives in Braga, note {i}." for i in range(30)]
-    new = [f"Ana lives in Porto, note {i}." for i in range(30)]
+    old = [f"Ana lives in Braga, note {'i' * (i + 1)}." for i in range(30)]  # no value: no digit
+    new = [f"Ana lives in Porto, note {'i' * (i + 1)}." for i in range(30)]
     framed(*old, *new)
     scorer = CityScorer()
     stamps = [{"valid_from": at(2000 + i // 12, i % 12 + 1).isoformat()} for i in range(60)]
@@ -364,7 +364,7 @@ def test_pairs_no_decision_reads_are_not_scored(memory: Callable[..., TemporalMe
     # broke: every statement was scored up front against the batch's latest earlier statements
     # of its subject, needed or not; half the prose track's pairs were never read (ingest at
     # 43 statements/s)
-    texts = [f"Ana lives in Braga, note {i}." for i in range(10)]
+    texts = [f"Ana lives in Braga, note {'i' * (i + 1)}." for i in range(10)]
     framed(*texts)
     scorer = CityScorer()
     with memory(scorer) as mem:
@@ -687,3 +687,57 @@ def test_a_change_naming_the_old_value_beside_the_new_one_ends_the_claim(
     with memory(CityScorer(leaning=True)) as mem:
         mem.add(texts[0], valid_from=at(2020))
         assert [f.text for f in mem.add(texts[1], valid_from=at(2021)).closed] == [texts[0]]
+
+
+# ------------------------------- issue 33: what the values forbid, and statements below the gate
+class AlwaysRestates(CityScorer):
+    """Says "restates" to every pair, as kappa v3 did to two phone numbers."""
+
+    def _one(self, older: str, newer: str) -> Verdict:
+        return Verdict(ends=0.0, restates=0.99, neither=0.01)
+
+
+def test_a_statement_naming_another_number_never_restates_a_claim(
+    memory: Callable[..., TemporalMemory],
+) -> None:
+    # broke (issue 33, synthetic prose): kappa v3 said "restates" at 0.98 to "Umar Brennan's
+    # phone number is 415-555-0158." / "the number for Umar Brennan is 415-555-0111", so the
+    # new number joined the old claim and was closed with it at the next change
+    texts = ("Dana's phone number is 415-555-0158.", "Dana's phone number is 415-555-0111.")
+    framed(*texts)
+    with memory(AlwaysRestates()) as mem:
+        mem.add(texts[0], valid_from=at(2020))
+        added = mem.add(texts[1], valid_from=at(2021))
+        assert added.writes[0].decision is not Decision.REINFORCED
+        assert added.writes[0].fact is not None
+        assert added.writes[0].fact.metadata["claim_verdict"] == "new"
+        assert added.closed == ()
+
+
+def test_a_stale_restatement_the_head_reads_as_news_closes_with_its_claim(
+    memory: Callable[..., TemporalMemory],
+) -> None:
+    # broke (issue 33, synthetic prose): a restatement below the state gate ("Chiara draws a
+    # salary from Cobalt Robotics", P(state) 0.34) stayed plain prose, so when the claim it
+    # repeats was ended it stayed current, and every stale copy like it leaked into the top 5
+    framed("Dana lives in Lisbon.", "Dana moved to Rome.")
+    with memory(CityScorer()) as mem:
+        mem.add("Dana lives in Lisbon.", valid_from=at(2020))
+        again = mem.add("Dana still rents her flat in Lisbon.", valid_from=at(2021))
+        assert [w.decision for w in again.writes] == [Decision.REINFORCED]
+        moved = mem.add("Dana moved to Rome.", valid_from=at(2022))
+        assert moved.closed != ()
+        assert current_texts(mem) == {"Dana moved to Rome."}
+
+
+def test_a_statement_below_the_state_gate_ends_nothing_though_it_names_a_new_value(
+    memory: Callable[..., TemporalMemory],
+) -> None:
+    framed("Dana lives in Lisbon.")
+    with memory(CityScorer(always_ends=True)) as mem:
+        mem.add("Dana lives in Lisbon.", valid_from=at(2020))
+        news = mem.add("Dana wrote a poem about Rome.", valid_from=at(2021))
+        assert news.closed == ()
+        assert news.writes[0].fact is not None
+        assert news.writes[0].fact.key is None  # plain prose
+        assert current_texts(mem) == {"Dana lives in Lisbon.", "Dana wrote a poem about Rome."}

@@ -65,7 +65,7 @@ def arrivals(draw: st.DrawFn) -> tuple[list[tuple[str, str, int]], list[int]]:
         years = draw(st.lists(st.integers(0, 30), min_size=1, max_size=8, unique=True))
         for n, valid in enumerate(years):
             value = draw(st.sampled_from(CITIES))
-            statements.append((person, f"{person} lives in {value}, note {n}.", valid))
+            statements.append((person, f"{person} lives in {value}, note {'i' * (n + 1)}.", valid))
     order = draw(st.permutations(statements))
     sizes = []
     left = len(order)

@@ -203,6 +203,21 @@ def test_a_source_in_an_aside_is_not_a_value_the_statement_names() -> None:
     assert "crm" not in said
 
 
+@pytest.mark.parametrize(
+    ("said", "same"),
+    [
+        ("Reach me by email: tide.runner@inbox.test.", "tide.runner@inbox.test is my email."),
+        ("Best number for me: +1 415 555 0142.", "My cell is +1 415 555 0142."),
+    ],
+)
+def test_a_sentence_word_opening_a_restatement_is_no_value_it_names(said: str, same: str) -> None:
+    # broke (issue 33, the chat track): "Reach" and "Best" were read as values, so a
+    # restatement seemed to name a value of its own and could have ended its claim
+    from shared_core.judging.subjects import named_values
+
+    assert named_values(said) == named_values(same)
+
+
 def test_a_request_about_someone_else_is_not_its_writers() -> None:
     # a request names the writer only with "me"/"my": calling Esther is no news of the writer's
     assert statement_subject("Call Esther Rinaldi on 206-555-0137.", writer=True) != "i"
@@ -229,3 +244,43 @@ def test_you_can_find_me_is_the_writers() -> None:
         statement_subject("You can find me in Marseille, that's where I live.", writer=True) == "i"
     )
     assert statement_subject("You can reach Tom at 555-0100.", writer=True) != "i"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "+44 7700 900 481 no longer works, try +49 151 2304 7716.",  # a value first
+        "quietfox@postbox.test is closed, email me at blue.heron42@mailbox.test.",
+        "Heads up, new mobile: +49 151 2304 7716.",
+        "It's over with Robin. I'm with Sam.",  # "it" names no one; Robin is an old value
+        "No more Cobalt Robotics for me, I work for Brightline Analytics now.",
+        "Cobalt Robotics is history, I'm employed by Brightline Analytics now.",
+        "Said goodbye to Berlin, hello Lisbon!",  # a past tense the writer leaves unsaid
+        "Handed in my notice at Cobalt Robotics, Brightline Analytics hired me.",
+        "Finally relocated to Lisbon.",
+        "Officially a staff engineer as of today.",
+        "Big news: I'm moving to Lisbon, the lease starts this week.",
+    ],
+)
+def test_a_chat_change_that_names_no_one_is_its_writers(text: str) -> None:
+    # broke (issue 33, the chat track's train and dev phrasings): these had no subject or an
+    # old value's ("robin", "cobalt robotics", "said", "big"), so they stayed prose or were
+    # keyed apart from the writer's claims, and the stale value stayed current beside the new
+    assert statement_subject(text, writer=True) == "i"
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("It's over with Robin. I'm with Sam.", None),
+        ("She moved to Lisbon.", None),
+        ("The weather in Oslo is awful today.", "the weather in oslo"),
+        ("Somebody told me yesterday that my cousin moved to Perth.", "my cousin"),
+    ],
+)
+def test_a_statement_naming_someone_else_or_no_one_is_never_the_writers_without_one(
+    text: str, subject: str | None
+) -> None:
+    assert statement_subject(text) == subject
+    if subject is not None:
+        assert statement_subject(text, writer=True) == subject
