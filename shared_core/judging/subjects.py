@@ -48,8 +48,11 @@ VALUE_GAP = 3
 """A value named first is the writer's when first person follows its copula within this many
 words ("Lisbon is where I live")."""
 _CLAUSE = re.compile(r"[,;\u2014]\s*|\s+so\s+")
-_EMOTICONS = re.compile(r"(?:\s+(?:[:;=]-?[()DPpO/\\|*]+|<3|xd|XD))+\s*$")
-"""A chat message's trailing emoticons (":)", ":D"): no words of its statement."""
+_EMOTICONS = re.compile(
+    r"(?:\s+(?:[:;=]-?[()DPpO/\\|*]+|<3|xd|XD|(?i:(?:ha){2,}h?|lol|lmao|hehe)))+\s*$"
+)
+"""A chat message's trailing emoticons and laughter (":)", ":D", " lol"): no words of its
+statement."""
 _ASIDE = re.compile(r"\([^()]*\)")
 _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _COPULAS = frozenset({"is", "was", "are", "'s", "\u2019s"})
@@ -116,6 +119,8 @@ def statement_subject(text: str, *, writer: bool = False) -> str | None:
         _names_a_role_holder(tokens, words)
         or _writers_head(tokens, words)
         or _value_like(stripped.split()[:1])
+        or _requests_a_value(stripped, words)
+        or (stripped != text.strip() and _only_a_value(tokens, words))
     ):
         return SPEAKER
     if tokens and tokens[0].lower() in _DUMMIES and not _reports(tokens, words):
@@ -125,6 +130,28 @@ def statement_subject(text: str, *, writer: bool = False) -> str | None:
     if subject is None and writer and _names_no_one(tokens, words):
         return SPEAKER  # "Officially a staff engineer as of today.", "No longer in Berlin; ..."
     return subject
+
+
+def _requests_a_value(text: str, words: _Words) -> bool:
+    """A request about a value: "Replace +44 7700 900 481 with ...", "Use X from now on"
+    (a request about a person names the writer: "Ring me at ...", not "Call Esther ...")."""
+    raw = text.split()
+    return (
+        len(raw) > 1
+        and raw[0].lower().strip(",") in words.writer_requests
+        and _value_like([t for t in raw[1:3] if t.lower() not in ("to", "at", "on")][:1])
+    )
+
+
+def _only_a_value(tokens: list[str], words: _Words) -> bool:
+    """What is left after a lead-in is only a value ("New relationship: Sam.", "New
+    assignment: Atlas."): at most three words, each capitalised or value-like, none a verb
+    ("Note: Dana moved." is Dana's)."""
+    return (
+        0 < len(tokens) <= 3
+        and all(t[:1].isupper() or _value_like([t]) for t in tokens)
+        and not any(t.lower() in words.verbs | words.writer_verbs for t in tokens)
+    )
 
 
 def _reports(tokens: list[str], words: _Words) -> bool:
@@ -350,7 +377,8 @@ def _without_lead_in(text: str, words: _Words) -> str:
         said = {w.lower().strip(".,;:!?") for w in clause_words}
         if said & (words.first_person | _COPULAS):
             continue  # "My new address is X, update your contacts." says something itself
-        if clause_words[0].lower() in words.not_names:  # "Note:", "Per the CRM," (not "Ana:")
+        first = clause_words[0].lower()
+        if first in words.not_names and first not in _DUMMIES:  # "Note:", not "Ana:", "It's"
             text = rest.strip()
     tokens = text.split()
     while len(tokens) > 2 and tokens[0].lower().strip(",") in _LEAD_IN_TOKENS:
@@ -361,7 +389,7 @@ def _without_lead_in(text: str, words: _Words) -> str:
 _LEAD_IN_TOKENS = frozenset(
     {"btw", "fyi", "oh", "and", "so", "also", "well", "hey", "ps", "anyway", "ok", "okay"}
     | {"heads", "up", "actually", "correction", "just", "quick", "update", "note", "reminder"}
-    | {"finally", "officially"}
+    | {"finally", "officially", "don't", "please"}
 )
 
 

@@ -284,3 +284,23 @@ def test_a_statement_naming_someone_else_or_no_one_is_never_the_writers_without_
     assert statement_subject(text) == subject
     if subject is not None:
         assert statement_subject(text, writer=True) == subject
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "New relationship: Sam.",  # a lead-in, then only the value
+        "Don't use +44 7700 900 481 anymore, call +49 151 2304 7716.",  # a request of a value
+        "Replace quietfox@postbox.test with blue.heron42@mailbox.test please.",
+    ],
+)
+def test_a_value_after_a_lead_in_or_in_a_request_is_the_writers(text: str) -> None:
+    # broke (issue 33, the chat track's train and dev phrasings): read as about "sam",
+    # "don't", "replace"
+    assert statement_subject(text, writer=True) == "i"
+    assert statement_subject(text) != "i"
+
+
+def test_news_after_a_lead_in_stays_of_whom_it_names() -> None:
+    assert statement_subject("Note: Dana moved.", writer=True) == "dana"
+    assert statement_subject("It's raining again, of course.", writer=True) is None
