@@ -20,8 +20,17 @@ kept, so "Ana: I moved" is about Ana):
   Caroline's; "Someone mentioned at lunch that Omar ..." is Omar's);
 - a thing's attribute named before it ("the database for the billing service", "the team
   behind the billing service") is about that thing;
+- a head starting with "it"/"there" names no one ("It's over with Robin."), whoever follows;
 - otherwise (a pronoun, a head that is too long): no subject, and the statement stays plain
   prose. Missing a subject only ever misses a change.
+
+With a writer (a chat message's speaker), a statement is the writer's when it names them
+(above) and also when it names no one else (:func:`statement_subject`): a verb first ("Said
+goodbye to Berlin"), a value first ("+44 7700 900 481 no longer works, try ..."), a request
+about a value ("Replace X with Y"), a lead-in and then only a value ("New relationship: Sam."),
+an old value's short first clause and then the writer ("Tom left, Priya is my manager now.",
+"No more Cobalt Robotics for me, ..."), or a head with no name, determiner or pronoun
+("Officially a staff engineer as of today.").
 
 The word lists are data (``subject_words.json`` beside this module), read once.
 """
@@ -105,7 +114,8 @@ def statement_subject(text: str, *, writer: bool = False) -> str | None:
     ``writer``: the write names who wrote the statement (a speaker), so a statement that is
     the writer's without naming them (:func:`names_its_writer`: "Just moved to Lisbon!",
     "Priya is my manager now.") is about :data:`SPEAKER`, and so is a role the writer names
-    the holder of ("My manager is Tom."). Without a writer such a statement has no subject
+    the holder of ("My manager is Tom."), and a statement whose head names no one else (the
+    module doc). Without a writer such a statement has no subject
     the rule can trust (its value is no subject: not ``lisbon``, not ``tom``) and stays prose.
     A question states nothing: it has no subject."""
     if text.rstrip().endswith("?"):
