@@ -198,6 +198,7 @@ class _Known:
     object: str
     valid_from: Instant
     valid_to: Instant
+    values: frozenset[str]  # the values it names (:func:`_values`)
 
 
 Pair = tuple[str, str]
@@ -254,7 +255,7 @@ def place_claims(
                 _pair(other, item)
                 for item in wave
                 for other in judged[item.index]
-                if normalize_text(other.text) != normalize_text(item.fact.text)
+                if not _same_text(other, item)
             ],
         )
         for item in wave:
@@ -276,7 +277,7 @@ def place_claims(
                 replace(k, valid_to=item.valid_from) if k.id in gone else k
                 for k in known[item.owner]
             ]
-            known[item.owner].append(_known_of(claim, item.valid_from))
+            known[item.owner].append(_known_of(claim, item))
     return Placed(tuple(out), tuple(closings))
 
 
@@ -296,7 +297,7 @@ def _also_ended(
     for other in judged:
         if other.slot == claim.relation or not _falls_in(item, other):
             continue
-        if not _new_value(item.values, _values(other.text, item.subject)):
+        if not _new_value(item.values, other.values):
             continue  # no value of its own replaced: news of the subject, not a change
         verdict = verdicts[_pair(other, item)]
         if verdict.ends >= judge.ends_threshold and verdict.ends > verdict.restates:
@@ -434,19 +435,19 @@ def _stored(ledger: LedgerStore, owner: Owner, times: Sequence[Instant]) -> list
         for fact in ledger.as_of(valid_at=valid_at, namespace=namespace, subject=subject):
             if "claim_verdict" in fact.metadata and fact.object is not None:
                 found.setdefault(fact.id, fact)
-    out = [_known(fact) for fact in found.values()]
+    out = [_known(fact, subject) for fact in found.values()]
     earliest = min(times)
     for slot in sorted({k.slot for k in out}):
         for fact in ledger.history(subject, slot, namespace=namespace):
             if fact.retired_at is None and fact.object is not None and fact.id not in found:
-                known = _known(fact)
+                known = _known(fact, subject)
                 if known.valid_from > earliest:
                     found[fact.id] = fact
                     out.append(known)
     return out
 
 
-def _known(fact: Fact) -> _Known:
+def _known(fact: Fact, subject: str) -> _Known:
     return _Known(
         fact.id,
         fact.text,
@@ -454,6 +455,7 @@ def _known(fact: Fact) -> _Known:
         str(fact.object),
         to_instant(fact.valid_from, "valid_from") if fact.valid_from else 0,
         to_instant(fact.valid_to, "valid_to") if fact.valid_to else OPEN,
+        _values(fact.text, subject),
     )
 
 
@@ -506,13 +508,13 @@ def _decide(
     restates: tuple[float, _Known] | None = None
     ends: tuple[float, _Known] | None = None
     for other in judged:
-        if normalize_text(other.text) == normalize_text(item.fact.text):
+        if _same_text(other, item):
             return _claim(judge, item, other.slot, other.object, RESTATES, 1.0, other.id)
         verdict = verdicts[_pair(other, item)]
         if (
             verdict.restates >= judge.restates_threshold
             and (restates is None or verdict.restates > restates[0])
-            and not _conflict(item.values, _values(other.text, item.subject))
+            and not _conflict(item.values, other.values)
         ):
             restates = (verdict.restates, other)
         if (
@@ -538,9 +540,9 @@ def _repeats(item: _Placed, known: _Known) -> bool:
     same values (at least one)."""
     if not _falls_in(item, known):
         return False
-    if normalize_text(known.text) == normalize_text(item.fact.text):
+    if _same_text(known, item):
         return True
-    return bool(item.values) and item.values == _values(known.text, item.subject)
+    return bool(item.values) and item.values == known.values
 
 
 def _rejoins(
@@ -554,7 +556,7 @@ def _rejoins(
     news stays current for good)."""
     best: tuple[float, _Known] | None = None
     for known in judged:
-        if normalize_text(known.text) == normalize_text(item.fact.text):
+        if _same_text(known, item):
             return _claim(judge, item, known.slot, known.object, RESTATES, 1.0, known.id)
         verdict = verdicts[_pair(known, item)]
         if verdict.ends >= judge.ends_threshold:
@@ -573,7 +575,7 @@ def _replaces(item: _Placed, other: _Known, near: _Readings) -> bool:
     the claim does not (:func:`named_values`: "Denver" after "Lisbon"), or the frame head names
     one attribute for both ("staff engineer" after "release manager": titles are lower-case).
     News of a subject that names no value ("Dana found comfort in work") replaces nothing."""
-    if _new_value(item.values, _values(other.text, item.subject)):
+    if _new_value(item.values, other.values):
         return True
     mine, their_frame = item.profile.frame, near.frame(other.text)
     return mine is not None and their_frame is not None and mine.attribute == their_frame.attribute
@@ -604,11 +606,10 @@ def _by_values(
     for known in judged:
         if not _falls_in(item, known):
             continue  # only the version the statement falls in
-        theirs = _values(known.text, item.subject)
         verdict = verdicts[_pair(known, item)]
-        if theirs == item.values:
+        if known.values == item.values:
             same.append((1.0 - verdict.ends, known))
-        elif _new_value(item.values, theirs) and verdict.ends > verdict.neither:
+        elif _new_value(item.values, known.values) and verdict.ends > verdict.neither:
             other.append((verdict.ends, known))
     best = max(same, key=lambda s: s[0], default=None)
     if best is not None:
@@ -631,6 +632,11 @@ def _conflict(mine: frozenset[str], theirs: frozenset[str]) -> bool:
     """Whether two statements name values that cannot be one claim: each names one the other
     does not ("415-555-0111" and "415-555-0158"; not "Lisbon" and "Lisbon, close to Belem")."""
     return bool(mine - theirs) and bool(theirs - mine)
+
+
+def _same_text(known: _Known, item: _Placed) -> bool:
+    """Whether a statement says a claim's text again (the scorer never reads such a pair)."""
+    return normalize_text(known.text) == normalize_text(item.fact.text)
 
 
 def _falls_in(item: _Placed, known: _Known) -> bool:
@@ -676,8 +682,16 @@ def _claim(
     )
 
 
-def _known_of(claim: Fact, valid_from: Instant) -> _Known:
-    return _Known(claim.id, claim.text, str(claim.relation), str(claim.object), valid_from, OPEN)
+def _known_of(claim: Fact, item: _Placed) -> _Known:
+    return _Known(
+        claim.id,
+        claim.text,
+        str(claim.relation),
+        str(claim.object),
+        item.valid_from,
+        OPEN,
+        item.values,
+    )
 
 
 def claim_judge(

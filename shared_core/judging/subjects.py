@@ -88,6 +88,10 @@ class _Words:
     writer_verbs: frozenset[str]
     writer_requests: frozenset[str]
     third_person: frozenset[str]
+    verb_forms: frozenset[str]  # verbs and writer_verbs
+    sentence_words: frozenset[str]
+    """Capitalised words that name no value ("Got", "Reach", not "Lisbon"): not_names, first
+    person, verb_forms and writer_requests."""
 
 
 @functools.cache
@@ -105,7 +109,12 @@ def _words() -> _Words:
         "writer_requests",
         "third_person",
     )
-    return _Words(*(frozenset(str(w).lower() for w in raw[name]) for name in fields))
+    lists = {name: frozenset(str(w).lower() for w in raw[name]) for name in fields}
+    verb_forms = lists["verbs"] | lists["writer_verbs"]
+    sentence_words = (
+        lists["not_names"] | lists["first_person"] | verb_forms | lists["writer_requests"]
+    )
+    return _Words(**lists, verb_forms=verb_forms, sentence_words=sentence_words)
 
 
 def statement_subject(text: str, *, writer: bool = False) -> str | None:
@@ -160,7 +169,7 @@ def _only_a_value(tokens: list[str], words: _Words) -> bool:
     return (
         0 < len(tokens) <= 3
         and all(t[:1].isupper() or _value_like([t]) for t in tokens)
-        and not any(t.lower() in words.verbs | words.writer_verbs for t in tokens)
+        and not any(t.lower() in words.verb_forms for t in tokens)
     )
 
 
@@ -179,7 +188,11 @@ def _names_no_one(tokens: list[str], words: _Words) -> bool:
         lower = _bare(token).lower()
         if lower in words.third_person or lower in words.determiners:
             return False
-        if _bare(token)[:1].isupper() and lower not in words.not_names | words.first_person:
+        if (
+            _bare(token)[:1].isupper()
+            and lower not in words.not_names
+            and lower not in words.first_person
+        ):
             return False
     return True
 
@@ -270,13 +283,7 @@ def named_values(text: str) -> frozenset[str]:
     words = _words()
     text = _without_lead_in(_ASIDE.sub(" ", text), words)  # "(per the CRM)" names no value
     found = {address.lower() for address in _ADDRESS.findall(text)}
-    sentence = (
-        words.not_names
-        | words.first_person
-        | words.verbs
-        | words.writer_verbs
-        | words.writer_requests
-    )
+    sentence = words.sentence_words
     for token in _WORD.findall(_ADDRESS.sub(" ", text)):
         bare = _bare(token).lower()
         if any(ch.isdigit() for ch in token) or (token[:1].isupper() and bare not in sentence):
