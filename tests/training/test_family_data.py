@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from temporal_rag_training import datafiles, families, frames, noise, subjects, tables
+from temporal_rag_training import datafiles, families, noise, phrasings, subjects, tables
 from temporal_rag_training.datafiles import DataFileError
 from temporal_rag_training.pairs import family_names
 
@@ -59,7 +59,7 @@ def test_every_data_file_is_read_and_the_copy_loads_the_same(folder: Path) -> No
         tables.INSTANCES_FILE,
         tables.IMPLIED_FILE,
         noise.NOISE_FILE,
-        frames.PHRASINGS_FILE,
+        phrasings.PHRASINGS_FILE,
     }
     assert LOADERS["families"]() == families.families()
     assert LOADERS["implied"]() == tables.implied_states()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 import re
 import time
 from collections import Counter
@@ -26,6 +27,10 @@ from temporal_rag_training.pairs import (
     quotas,
     write_jsonl,
 )
+from temporal_rag_training.phrasings import phrasings
+from temporal_rag_training.rendering import render
+from temporal_rag_training.statements import Statements
+from temporal_rag_training.subjects import first_person
 from temporal_rag_training.tables import implied_states, instances, log_tables, table_names
 
 _SAMPLE = generate_pairs(seed=1, count=4000)
@@ -199,6 +204,10 @@ def test_any_seed_gives_valid_pairs(seed: int, count: int) -> None:
         ({"seed": 1, "count": 10, "mix": {}}, "mix"),
         ({"seed": 1, "count": 10, "mix": {"paraphrase": 0.0}}, "mix"),
         ({"seed": 1, "count": 10, "mix": [("paraphrase", 1.0)]}, "mix"),
+        ({"seed": 1, "count": 10, "phrasing_share": 1.5}, "phrasing_share"),
+        ({"seed": 1, "count": 10, "phrasing_share": -0.1}, "phrasing_share"),
+        ({"seed": 1, "count": 10, "phrasing_share": math.nan}, "phrasing_share"),
+        ({"seed": 1, "count": 10, "phrasing_share": True}, "phrasing_share"),
     ],
 )
 def test_bad_arguments_name_the_field(kwargs: dict[str, object], field: str) -> None:
@@ -256,3 +265,39 @@ def test_new_kinds_appear_with_the_right_labels() -> None:
     logs = [p for p in _SAMPLE if p.family.startswith("log_")]
     assert logs
     assert all(p.label == 0 for p in logs)
+
+
+_PHRASED = generate_pairs(seed=1, count=3000, mix=V2_MIX, phrasing_share=0.5)
+
+
+def test_a_phrasing_share_says_plain_statements_with_the_extra_phrasings() -> None:
+    """kappa-minilm-v3 met six templates per attribute and said "neither" to "X works for
+    Cobalt Robotics." / "X works for Veridian Energy."; its successor's plain statements use the
+    families' extra phrasings too (frame_phrasings.json), and news that states no attribute."""
+    extra = Statements(random.Random(3), phrasing_share=1.0)
+    employer = next(f for f in extra.families if f.name == "employer")
+    said = [
+        extra.say(employer, "state", extra.subject(employer), employer.values[0]) for _ in range(40)
+    ]
+    assert all(s is not None and s.template in phrasings().by_family["employer"] for s in said)
+    plain = Statements(random.Random(3))
+    said = [
+        plain.say(employer, "state", plain.subject(employer), employer.values[0]) for _ in range(40)
+    ]
+    assert not any(s is not None and s.template in phrasings().by_family["employer"] for s in said)
+    news = {
+        render(
+            t,
+            first_person(),
+            dict.fromkeys(("v", "vb", "old", "oldb", "when", "oldwhen", "year"), ""),
+        )[0]
+        for t in phrasings().news
+    }
+    assert len(_PHRASED) == 3000
+    assert generate_pairs(seed=1, count=3000, mix=V2_MIX) != _PHRASED
+    neighbours = [p for p in _PHRASED if p.kind == "same_subject_news"]
+    assert any(any(n.lower() in (p.older + p.newer).lower() for n in news) for p in neighbours)
+    for pair in _PHRASED:
+        for text in (pair.older, pair.newer):
+            assert not _UNFILLED.search(text), text
+            assert not _BAD_GRAMMAR.search(text), text

@@ -20,8 +20,8 @@ from temporal_rag_training.statements import Statements
 class Builder(Statements):
     """One method per pair kind (see :data:`temporal_rag_training.labelled.KINDS`)."""
 
-    def __init__(self, rng: random.Random) -> None:
-        super().__init__(rng)
+    def __init__(self, rng: random.Random, *, phrasing_share: float = 0.0) -> None:
+        super().__init__(rng, phrasing_share=phrasing_share)
         every = self.families
         self.single = [f for f in every if f.shape == "single"]
         self.multi = [f for f in every if f.shape == "multi"]
@@ -112,15 +112,18 @@ class Builder(Statements):
         other = rng.choice(news)
         value = rng.choice(self.values(family, subj))
         older = self.say(family, "state", subj, value, year=self.year())
-        when = self.when()[2] if other.shape == "event" else ()
-        newer = self.say(
-            other,
-            "state",
-            self.follow(subj),
-            rng.choice(self.values(other, subj)),
-            when=when,
-            year=self.year(),
-        )
+        if self.phrasing_share > 0 and rng.random() < self.phrasing_share / 2:
+            newer = self.news(self.follow(subj))
+        else:
+            when = self.when()[2] if other.shape == "event" else ()
+            newer = self.say(
+                other,
+                "state",
+                self.follow(subj),
+                rng.choice(self.values(other, subj)),
+                when=when,
+                year=self.year(),
+            )
         if older is None or newer is None:
             return None
         return self.pair(older, newer, "same_subject_news", family, swap=True, other_family=other)

@@ -14,19 +14,17 @@ or ``event`` family, and the log entries, are :data:`OTHER`.
 The data file ``families/frame_phrasings.json`` adds, for the frame head only, more ways of
 stating each single-valued attribute (``phrasings``, drawn for half the plain statements) and
 news about a subject that states no attribute (``news``: feelings, plans, things that happened),
-so the head learns the attribute rather than six templates. The pair generator never reads it.
+so the head learns the attribute rather than six templates (:mod:`temporal_rag_training.phrasings`).
 """
 
 from __future__ import annotations
 
-import functools
 import random
-from collections.abc import Mapping
 from dataclasses import dataclass
 
-from temporal_rag_training.datafiles import read
 from temporal_rag_training.families import Family, Value
 from temporal_rag_training.noise import dress
+from temporal_rag_training.phrasings import phrasings
 from temporal_rag_training.rendering import LEFTOVER, Said, render
 from temporal_rag_training.statements import Statements
 from temporal_rag_training.subjects import Subject
@@ -36,29 +34,8 @@ VALUE_ROLES = ("state", "state", "state", "change", "implied", "retract", "past"
 """Roles of a single-valued family drawn for a statement (state three times as often)."""
 OTHER_SHARE = 0.45
 """About this share of the statements is :data:`OTHER`."""
-PHRASINGS_FILE = "frame_phrasings.json"
 EXTRA_SHARE = 0.5
-"""The share of plain statements said with a phrasing of :data:`PHRASINGS_FILE`."""
-
-
-@dataclass(frozen=True, slots=True)
-class Phrasings:
-    """The frame head's extra phrasings: per family, and news stating no attribute."""
-
-    by_family: Mapping[str, tuple[str, ...]]
-    news: tuple[str, ...]
-
-
-@functools.cache
-def phrasings() -> Phrasings:
-    """The contents of :data:`PHRASINGS_FILE`, read once."""
-    node = read(PHRASINGS_FILE)
-    entries = node.entries(["about", "phrasings", "news"])
-    by_family = {
-        str(name): tuple(str(t) for t in templates)
-        for name, templates in entries["phrasings"].items()
-    }
-    return Phrasings(by_family, tuple(str(t) for t in entries["news"]))
+"""The share of plain statements said with an extra phrasing (:mod:`.phrasings`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,13 +5,14 @@ the finished pair with its noise. The base of the pair builder
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from temporal_rag_training.families import Family, Value, families
 from temporal_rag_training.labelled import POSITIVE_KINDS, LabelledPair
 from temporal_rag_training.makers import Made, Makers
 from temporal_rag_training.noise import dress, stamps
+from temporal_rag_training.phrasings import phrasings
 from temporal_rag_training.rendering import LEFTOVER, Said, render
 from temporal_rag_training.subjects import Subject, other_subject, subject
 
@@ -60,10 +61,11 @@ class Slots:
 class Statements:
     """Statements and pairs about the families, drawn from one random stream."""
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, *, phrasing_share: float = 0.0) -> None:
         self.rng = rng
         self.families = families()
         self.makers = Makers(rng)
+        self.phrasing_share = phrasing_share
 
     @staticmethod
     def templates(family: Family, value: Value, role: str) -> tuple[str, ...]:
@@ -156,13 +158,17 @@ class Statements:
         same_as: Said | None = None,
     ) -> Said | None:
         """One statement of ``role`` about ``value``, or None when no template fits (see
-        :class:`Slots` for the options)."""
-        fits = self._fitting(
-            family, role, value, Slots(old, when, oldwhen, no_year, avoid, same_as)
-        )
+        :class:`Slots` for the options). A plain statement (``state``) is said with one of the
+        family's extra phrasings (:mod:`temporal_rag_training.phrasings`) ``phrasing_share``
+        of the time, when one fits."""
+        rng = self.rng
+        slots = Slots(old, when, oldwhen, no_year, avoid, same_as)
+        fits = self._fitting(family, role, self.templates(family, value, role), value, slots)
+        if role == "state" and self.phrasing_share > 0 and rng.random() < self.phrasing_share:
+            extra = phrasings().by_family.get(family.name, ())
+            fits = self._fitting(family, role, extra, value, slots) or fits
         if not fits:
             return None
-        rng = self.rng
         chosen = rng.choice(fits)
         filled = {
             "v": form if form is not None else rng.choice(value.forms),
@@ -178,11 +184,23 @@ class Statements:
             return None
         return Said(text, may_capitalise, chosen, subj.kind == "pronoun")
 
-    def _fitting(self, family: Family, role: str, value: Value, slots: Slots) -> list[str]:
-        """The templates of ``role`` that can say ``value`` with these slots."""
+    def news(self, subj: Subject) -> Said | None:
+        """News about ``subj`` that states no attribute (:mod:`temporal_rag_training.phrasings`):
+        "Dana baked sourdough bread for the first time"."""
+        template = self.rng.choice(phrasings().news)
+        empty = dict.fromkeys(("v", "vb", "old", "oldb", "when", "oldwhen"), "")
+        text, may_capitalise = render(template, subj, {**empty, "year": str(self.year())})
+        if LEFTOVER.search(text) or len(text.split()) < 3:
+            return None
+        return Said(text, may_capitalise, template, subj.kind == "pronoun")
+
+    def _fitting(
+        self, family: Family, role: str, templates: Sequence[str], value: Value, slots: Slots
+    ) -> list[str]:
+        """The ``templates`` of ``role`` that can say ``value`` with these slots."""
         old, when, oldwhen = slots.old, slots.when, slots.oldwhen
         fits = []
-        for template in self.templates(family, value, role):
+        for template in templates:
             if ("{old" in template and old is None) or (slots.no_year and "{year}" in template):
                 continue
             if ("{when}" in template and not when) or ("{oldwhen}" in template and not oldwhen):

@@ -97,6 +97,13 @@ def options(argv: Sequence[str] | None = None) -> argparse.Namespace:
         default=2_000,
         help="VitaminC dev pairs (a seeded sample of the dev pages' pairs) to choose thresholds on",
     )
+    parser.add_argument(
+        "--phrasing-share",
+        type=float,
+        default=0.0,
+        help="the share of plain statements said with the families' extra phrasings "
+        "(frame_phrasings.json; 0: the pairs kappa-minilm-v3 trained on)",
+    )
     parser.add_argument("--out", type=Path, required=True, help="folder for the weights")
     parser.add_argument(
         "--swap-negatives",
@@ -281,7 +288,9 @@ def joint_threshold(
 def main(argv: Sequence[str] | None = None) -> int:
     args = options(argv)
     trainer = Trainer(args)
-    pairs = generate_pairs(seed=args.seed, count=args.count, mix=V2_MIX)
+    pairs = generate_pairs(
+        seed=args.seed, count=args.count, mix=V2_MIX, phrasing_share=args.phrasing_share
+    )
     if args.swap_negatives:
         pairs = with_swapped_negatives(pairs)
     generated = len(pairs)
@@ -303,6 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "seed": args.seed,
         "pairs": len(pairs),
         "generated_pairs": generated,
+        "phrasing_share": args.phrasing_share,
         "vitaminc_pairs": len(pairs) - generated,
         "epochs": args.epochs,
         "batch_size": args.batch_size,
