@@ -7,7 +7,7 @@ import math
 import re
 import threading
 from collections.abc import Callable, Sequence, Sized
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from shared_core.errors import EmbedderError, InvalidInputError, TemporalRagError
 
@@ -101,6 +101,15 @@ class CallableEmbedder:
         self._name = name
         self._source = source or name
         self._dimension = dimension
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its lock: it pickles when its callables do (the bound methods of
+        a LangChain ``Embeddings`` that pickles); pickle's own error names one that does not."""
+        return {k: v for k, v in vars(self).items() if k != "_lock"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        vars(self).update(state)
         self._lock = threading.Lock()
 
     @property

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import subprocess
 import sys
 from typing import Any
@@ -61,6 +62,17 @@ def test_a_given_dimension_is_not_probed() -> None:
     embeddings = CountingEmbeddings(size=8)
     assert LangChainEmbedder(embeddings, name="fake", dimension=8).dimension == 8
     assert embeddings.queries == 0
+
+
+def test_a_langchain_embedder_pickled_with_its_lock_now_pickles_without_it() -> None:
+    """It failed with "cannot pickle '_thread.lock' object" whatever it wrapped."""
+    embedder = LangChainEmbedder(DeterministicFakeEmbedding(size=8), name="fake-8")
+    assert embedder.dimension == 8
+    copy = pickle.loads(pickle.dumps(embedder))
+    assert (copy.name, copy.dimension) == ("fake-8", 8)
+    assert copy.embed_query("Maria") == embedder.embed_query("Maria")
+    fresh = pickle.loads(pickle.dumps(LangChainEmbedder(CountingEmbeddings(size=4), name="c")))
+    assert fresh.dimension == 4  # probed after the copy, under a lock of its own
 
 
 def test_a_memory_runs_on_a_langchain_embeddings() -> None:
