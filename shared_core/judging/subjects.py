@@ -316,9 +316,11 @@ def _value_like(tokens: list[str]) -> bool:
     return any(any(ch.isdigit() for ch in t) or "@" in t for t in tokens)
 
 
-def _subject(tokens: list[str], *, reported: bool) -> str | None:
+def _subject(tokens: list[str], *, reported: bool, sources_only: bool = False) -> str | None:
     """The subject of a statement's words; ``reported``: a reporting verb may hand the
-    subject on to the words after it (once: a report of a report is not read further)."""
+    subject on to the words after it (once: a report of a report is not read further, but a
+    source inside a report is: "Someone mentioned that the paperwork lists Dana as ..." is
+    Dana's); ``sources_only``: only a source ("the wiki says ...") hands it on."""
     words = _words()
     head: list[str] = []
     verb: int | None = None  # the position of the verb that ends the head
@@ -335,7 +337,7 @@ def _subject(tokens: list[str], *, reported: bool) -> str | None:
         report = tokens[verb + 1 :]
         if head[0].lower() in words.determiners:  # a source: "the wiki says ..."
             return _reported(report)
-        that = _that(report)
+        that = None if sources_only else _that(report)
         if that is not None:  # "Maria said that Omar ...", "Someone mentioned at lunch that ..."
             clause = report[that:]
             return _reported(clause) or _speaker(head, words) or _name(head, words)
@@ -378,10 +380,11 @@ def _unlisted_verb(head: list[str], words: _Words) -> int | None:
 
 
 def _reported(report: list[str]) -> str | None:
-    """Whom a report's words name ("that" dropped): the subject of its statement."""
+    """Whom a report's words name ("that" dropped): the subject of its statement, read on
+    through a source it cites ("... that the insurance paperwork lists Dana as engaged")."""
     if report and report[0].lower() == "that":
         report = report[1:]
-    return _subject(report, reported=False)
+    return _subject(report, reported=True, sources_only=True)
 
 
 def _without_lead_in(text: str, words: _Words) -> str:

@@ -110,6 +110,19 @@ def test_a_report_whose_that_comes_later_is_about_whom_it_names() -> None:
     )
 
 
+def test_a_source_cited_inside_a_report_is_no_subject_two_people_share() -> None:
+    # broke: "Someone mentioned at lunch that the insurance paperwork lists Valeria Nieminen as
+    # separated." was about "the insurance paperwork", the subject of every person's statement
+    # said so, and the claim judge compared two people's relationship statuses
+    report = "Someone mentioned at lunch that the insurance paperwork lists {} as separated."
+    valeria, amara = report.format("Valeria Nieminen"), report.format("Amara Ibarra")
+    assert statement_subject(valeria) == "valeria nieminen"
+    assert statement_subject(amara) == "amara ibarra"
+    assert statement_subject("Ana mentioned that the team wiki says Dana lives in Rome.") == "dana"
+    # a report of a person's report is still not read further
+    assert statement_subject("Maria said that Omar says Dana moved.") == "omar"
+
+
 # ------------------------------------------- issue 33, item 2: chat statements and their writer
 @pytest.mark.parametrize(
     "text",
