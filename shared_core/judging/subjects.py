@@ -17,9 +17,11 @@ kept, so "Ana: I moved" is about Ana):
   spreadsheet says Dana Reyes ...") or a clause follows ("Maria said that Omar Haddad ..."),
   the statement is about whom the report names, so the rule reads the words after the verb
   (a thing whose report names no one gives no subject; "Caroline said she moved" stays
-  Caroline's; "Someone mentioned at lunch that Omar ..." is Omar's);
+  Caroline's; "Someone mentioned at lunch that Omar ..." is Omar's, and so is "Someone
+  mentioned that the paperwork lists Omar as ...": a source inside a report is read on);
 - a thing's attribute named before it ("the database for the billing service", "the team
-  behind the billing service") is about that thing;
+  behind the billing service") is about that thing, and so is a common noun's ("Relationship
+  status for Dana Reyes: ...", "Production traffic for the Raven service ...");
 - a head starting with "it"/"there" names no one ("It's over with Robin."), whoever follows;
 - otherwise (a pronoun, a head that is too long): no subject, and the statement stays plain
   prose. Missing a subject only ever misses a change.
@@ -346,7 +348,28 @@ def _subject(tokens: list[str], *, reported: bool, sources_only: bool = False) -
         return speaker
     if head[0].lower() in words.determiners:
         return _thing(head, words) if verb is not None else _name(head, words, people_only=True)
-    return _name(head, words)
+    return _owner(head, words) or _name(head, words)
+
+
+def _owner(head: list[str], words: _Words) -> str | None:
+    """Whose attribute a head without a determiner names after "for" or "of", when it opens
+    with a common noun (a capital, then a lower-case word): "Relationship status for Dana
+    Reyes: ..." is Dana Reyes's and "Production traffic for the Raven service ..." the Raven
+    service's; not "relationship", a subject every person's statement said so would share.
+    Not "Bank of America ...", "Head of Engineering ...", "Most of my hours ...": "of" or
+    "for" right after the first word may belong to a name or a quantity."""
+    if len(head) < 4 or not head[0][:1].isupper():
+        return None
+    second = head[1]
+    if not (second.isalpha() and second.islower()) or second in ("for", "of"):
+        return None
+    for position, token in enumerate(head[2:-1], start=2):
+        if token.lower() in ("for", "of"):
+            rest = head[position + 1 :]
+            if rest[0].lower() in words.determiners:
+                return _thing(rest, words)
+            return _name(rest, words)
+    return None
 
 
 def _that(report: list[str]) -> int | None:
