@@ -11,10 +11,11 @@ Labels: every role of a ``single`` or ``static`` family that states or changes i
 ``hedge`` role (a plan, a visit, a remark beside the value) and every statement of a ``multi``
 or ``event`` family, and the log entries, are :data:`OTHER`.
 
-The data file ``families/frame_phrasings.json`` adds, for the frame head only, more ways of
-stating each single-valued attribute (``phrasings``, drawn for half the plain statements) and
-news about a subject that states no attribute (``news``: feelings, plans, things that happened),
-so the head learns the attribute rather than six templates (:mod:`temporal_rag_training.phrasings`).
+The data file ``families/frame_phrasings.json`` (:mod:`temporal_rag_training.phrasings`) adds
+more ways of stating each single-valued attribute (``phrasings``, drawn for half the plain
+statements) and news about a subject that states no attribute (``news``: feelings, plans,
+things that happened), so the head learns the attribute rather than six templates. The pair
+generator reads them only when given a ``phrasing_share``.
 """
 
 from __future__ import annotations
