@@ -4,7 +4,8 @@ service``), whatever a model says.
 
 The rule reads the words before the statement's first verb (at most :data:`HEAD_WORDS`),
 after dropping a short lead-in ("Per the CRM,", "Reminder:", "btw"; a speaker's "Ana:" is
-kept, so "Ana: I moved" is about Ana):
+kept, so "Ana: I moved" is about Ana, and so is a label naming whose attribute follows, "Job
+title of Dana Reyes:"):
 
 - the speaker: a head starting with "I"/"my"/"me" is ``i``, unless "my" introduces a relation
   ("my sister", "my line manager"), which is ``my sister``; "we"/"our" likewise;
@@ -136,12 +137,13 @@ def statement_subject(text: str, *, writer: bool = False) -> str | None:
     if names_its_writer(stripped):
         return SPEAKER if writer else None
     tokens = _WORD.findall(stripped)
+    if stripped != text.strip() and _only_a_value(tokens, words):
+        return SPEAKER if writer else None  # "New relationship: Sam.": Sam is no subject
     if writer and (
         _names_a_role_holder(tokens, words)
         or _writers_head(tokens, words)
         or _value_like(stripped.split()[:1])
         or _requests_a_value(stripped, words)
-        or (stripped != text.strip() and _only_a_value(tokens, words))
     ):
         return SPEAKER
     if tokens and tokens[0].lower() in _DUMMIES and not _reports(tokens, words):
@@ -421,7 +423,11 @@ def _without_lead_in(text: str, words: _Words) -> str:
         if said & (words.first_person | _COPULAS):
             continue  # "My new address is X, update your contacts." says something itself
         first = clause_words[0].lower()
-        if first in words.not_names and first not in _DUMMIES:  # "Note:", not "Ana:", "It's"
+        if (
+            first in words.not_names
+            and first not in _DUMMIES  # "Note:", not "Ana:", "It's"
+            and _owner(_WORD.findall(clause), words) is None  # not "Job title of Dana Reyes:"
+        ):
             text = rest.strip()
     tokens = text.split()
     while len(tokens) > 2 and tokens[0].lower().strip(",") in _LEAD_IN_TOKENS:

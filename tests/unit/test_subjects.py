@@ -331,6 +331,23 @@ def test_a_value_after_a_lead_in_or_in_a_request_is_the_writers(text: str) -> No
     assert statement_subject(text) != "i"
 
 
+def test_a_value_after_a_lead_in_is_no_subject_without_a_writer() -> None:
+    # broke: "New relationship: Sam." was about "sam" when the write named no speaker
+    assert statement_subject("New relationship: Sam.") is None
+    assert statement_subject("New assignment: Atlas.") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Job title of Dana Reyes: staff engineer.", "Home address of Dana Reyes: 12 Rua Augusta."],
+)
+def test_a_label_naming_whose_attribute_follows_is_no_lead_in(text: str) -> None:
+    # broke: the label was dropped as a lead-in, so with a speaker the value was the writer's
+    # (Dana's job title would have closed the writer's own) and without one "rua augusta"
+    assert statement_subject(text) == "dana reyes"
+    assert statement_subject(text, writer=True) == "dana reyes"
+
+
 def test_news_after_a_lead_in_stays_of_whom_it_names() -> None:
     assert statement_subject("Note: Dana moved.", writer=True) == "dana"
     assert statement_subject("It's raining again, of course.", writer=True) is None
