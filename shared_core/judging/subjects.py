@@ -74,7 +74,9 @@ _POSSESSIVE = re.compile(r"(['\u2019]s|['\u2019])$")
 _DUMMIES = frozenset({"it", "it's", "it\u2019s", "there", "there's", "there\u2019s"})
 """A head starting with these names no one ("It's over with Robin", "There's a new manager")."""
 _BREAKS = frozenset({"where", "who", "whom", "which", "for", "of", "at", "with", "about", "behind"})
-_OF_A_THING = frozenset({"for", "of", "behind"})
+_OWNED_BY = frozenset({"for", "of"})
+"""Words after which an attribute's owner is named: "status for Dana", "the roots of Omar"."""
+_OF_A_THING = _OWNED_BY | {"behind"}
 """A thing's attribute named before it: "the database for the billing service" is about the
 billing service."""
 
@@ -363,10 +365,10 @@ def _owner(head: list[str], words: _Words) -> str | None:
     if len(head) < 4 or not head[0][:1].isupper():
         return None
     second = head[1]
-    if not (second.isalpha() and second.islower()) or second in ("for", "of"):
+    if not (second.isalpha() and second.islower()) or second in _OWNED_BY:
         return None
     for position, token in enumerate(head[2:-1], start=2):
-        if token.lower() in ("for", "of"):
+        if token.lower() in _OWNED_BY:
             rest = head[position + 1 :]
             if rest[0].lower() in words.determiners:
                 return _thing(rest, words)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from temporal_rag_training.families import Family, Value
 from temporal_rag_training.noise import dress
 from temporal_rag_training.phrasings import phrasings
-from temporal_rag_training.rendering import LEFTOVER, Said, render
+from temporal_rag_training.rendering import Said
 from temporal_rag_training.statements import Statements
 from temporal_rag_training.subjects import Subject
 
@@ -96,11 +96,7 @@ class FrameStatements(Statements):
     def _rendered(
         self, template: str, subj: Subject, value: str, label: str, *, role: str = "phrasing"
     ) -> FramedStatement | None:
-        slots = {"v": value, "vb": value, "old": "", "oldb": "", "when": "", "oldwhen": ""}
-        text, may_capitalise = render(template, subj, {**slots, "year": str(self.year())})
-        if LEFTOVER.search(text) or len(text.split()) < 3:
-            return None
-        return self._framed(Said(text, may_capitalise, template), label, role)
+        return self._framed(self.plain(template, subj, value), label, role)
 
     def _old(self, family: Family, values: list[Value], value: Value) -> Value | None:
         olds = [v for v in values if self.change_ok(family, v, value)]

@@ -187,9 +187,14 @@ class Statements:
     def news(self, subj: Subject) -> Said | None:
         """News about ``subj`` that states no attribute (:mod:`temporal_rag_training.phrasings`):
         "Dana baked sourdough bread for the first time"."""
-        template = self.rng.choice(phrasings().news)
-        empty = dict.fromkeys(("v", "vb", "old", "oldb", "when", "oldwhen"), "")
-        text, may_capitalise = render(template, subj, {**empty, "year": str(self.year())})
+        return self.plain(self.rng.choice(phrasings().news), subj)
+
+    def plain(self, template: str, subj: Subject, value: str = "") -> Said | None:
+        """An extra phrasing (:mod:`temporal_rag_training.phrasings`) filled for ``subj`` and
+        ``value`` (its only slot besides the year), or None when it does not fit."""
+        empty = dict.fromkeys(("old", "oldb", "when", "oldwhen"), "")
+        slots = {**empty, "v": value, "vb": value, "year": str(self.year())}
+        text, may_capitalise = render(template, subj, slots)
         if LEFTOVER.search(text) or len(text.split()) < 3:
             return None
         return Said(text, may_capitalise, template, subj.kind == "pronoun")
