@@ -45,6 +45,12 @@ For each new prose statement (in valid-time order within a batch):
    (the version it falls in; written as judged edges in the same transaction, see
    :mod:`shared_core.ledger.prose`): a change the scorer missed leaves a second slot of one
    attribute open, and the next change closes both.
+4. A statement that ends a claim also ends its *siblings*: the claims of the subject's other
+   slots naming exactly the ended claim's values, when the frame head finds them at least
+   :data:`SIBLING_AGREEMENT` likely to state the statement's attribute and the scorer finds
+   "ends" likelier than "neither" (one more scorer call for a round whose changes have
+   siblings; :func:`_siblings`): one attribute said in phrasings the frame head reads less
+   alike than the gate asks splits into several slots, and a change must close them all.
 
 The decision is recorded on the statement's metadata (``claim_verdict``: ``new``, ``restates``
 or ``ends``; ``claim_rule``; ``claim_score``; ``claim_of``: the version judged against), and
@@ -80,6 +86,10 @@ NEW, RESTATES, ENDS = "new", "restates", "ends"
 CANDIDATES = 4
 """At most this many slots of a subject (the nearest in meaning) are judged against a new
 statement."""
+SIBLING_AGREEMENT = 0.5
+"""A claim in another slot naming exactly the values of a claim a change ends is ended with it
+(:func:`_siblings`) when the frame head finds it at least this likely to state the same
+attribute as the change, and the scorer leans to "ends"."""
 CLAIM_DIGEST = "claim:"
 """The stem of a long claim's object (:func:`claim_object`)."""
 STATEMENT_SLOT = "statement"
@@ -258,6 +268,7 @@ def place_claims(
                 if not _same_text(other, item)
             ],
         )
+        decided: list[tuple[_Placed, Fact, list[tuple[float, _Known]]]] = []
         for item in wave:
             if item.gated:
                 rejoined = _rejoins(judge, item, judged[item.index], verdicts)
@@ -268,6 +279,18 @@ def place_claims(
             claim = _decide(judge, item, judged[item.index], verdicts, slots, near)
             out[item.index] = claim
             ended = _also_ended(judge, item, claim, judged[item.index], verdicts)
+            decided.append((item, claim, ended))
+        siblings = {
+            item.index: _siblings(item, claim, ended, judged[item.index], known[item.owner], near)
+            for item, claim, ended in decided
+        }  # one more scorer call for the round's changes, when any has a sibling
+        verdicts = _scored(
+            judge.scorer,
+            verdicts,
+            [_pair(k, item) for item, _, _ in decided for k in siblings[item.index]],
+        )
+        for item, claim, also in decided:
+            ended = [*also, *_siblings_ended(item, siblings[item.index], verdicts)]
             closings.extend(
                 ProseSupersession(older=k.id, newer=claim.id, rule=judge.name, score=score)
                 for score, k in ended
@@ -302,6 +325,53 @@ def _also_ended(
         verdict = verdicts[_pair(other, item)]
         if verdict.ends >= judge.ends_threshold and verdict.ends > verdict.restates:
             out.append((verdict.ends, other))
+    return out
+
+
+def _siblings(
+    item: _Placed,
+    claim: Fact,
+    ended: Sequence[tuple[float, _Known]],
+    judged: Sequence[_Known],
+    known: Sequence[_Known],
+    near: _Readings,
+) -> list[_Known]:
+    """The claims of the subject's other slots that say what a claim the statement ends
+    says: the same values (at least one) as that claim, in the version the statement falls
+    in, that the frame head finds at least :data:`SIBLING_AGREEMENT` likely to state the
+    statement's attribute, and the statement names a value they lack. One attribute said in
+    several phrasings splits into several slots when the frame head reads the phrasings
+    less alike than the agreement gate asks ("... resides in Helsinki", "Per the HR system,
+    ... is based in Helsinki"); a change ended one of them and left the others current."""
+    replaced = [k for _, k in ended]
+    if claim.metadata.get("claim_verdict") == ENDS:
+        replaced += [k for k in judged if k.id == claim.metadata.get("claim_of")]
+    values = {k.values for k in replaced if k.values}
+    if not values:
+        return []
+    taken = {k.id for k in replaced}
+    return [
+        k
+        for k in known
+        if k.slot != claim.relation
+        and k.id not in taken
+        and k.values in values
+        and _falls_in(item, k)
+        and _new_value(item.values, k.values)
+        and near.agreement(k.text, item.fact.text) >= SIBLING_AGREEMENT
+    ]
+
+
+def _siblings_ended(
+    item: _Placed, siblings: Sequence[_Known], verdicts: Mapping[Pair, Verdict]
+) -> list[tuple[float, _Known]]:
+    """The siblings (:func:`_siblings`) the statement ends: those for which the scorer finds
+    "ends" likelier than "neither" (its score), as for a change the values decide."""
+    out: list[tuple[float, _Known]] = []
+    for sibling in siblings:
+        verdict = verdicts[_pair(sibling, item)]
+        if verdict.ends > verdict.neither:
+            out.append((verdict.ends, sibling))
     return out
 
 

@@ -741,3 +741,102 @@ def test_a_statement_below_the_state_gate_ends_nothing_though_it_names_a_new_val
         assert news.writes[0].fact is not None
         assert news.writes[0].fact.key is None  # plain prose
         assert current_texts(mem) == {"Dana lives in Lisbon.", "Dana wrote a poem about Rome."}
+
+
+# ------------------------------------------------ siblings: one attribute split into slots
+class Phrasings:
+    """Every statement likely states an attribute; each text is read as a distribution over
+    two attributes (unknown texts as the second), as the frame head reads some phrasings of
+    one attribute less alike than its agreement gate asks."""
+
+    def __init__(self, readings: dict[str, tuple[float, float]]) -> None:
+        self.readings = {tuple(EMBEDDER.embed_documents([t])[0]): r for t, r in readings.items()}
+
+    def profiles(self, vectors: Sequence[Sequence[float]]) -> list[FrameProfile]:
+        return [FrameProfile(0.95, None, self.readings.get(tuple(v), (0.0, 1.0))) for v in vectors]
+
+
+HOME = (1.0, 0.0)
+HALF_ALIKE = (0.6, 0.4)  # agreement with HOME: 0.77, below the gate, above SIBLING_AGREEMENT
+UNLIKE = (0.1, 0.9)  # agreement with HOME: 0.32
+
+
+def phrasings_memory(
+    ledger: LedgerStore, scorer: CityScorer, readings: dict[str, tuple[float, float]]
+) -> TemporalMemory:
+    judge = ClaimJudge(scorer, Phrasings(readings), RULE, 0.9, 0.9, agreement_threshold=0.9)
+    return TemporalMemory(
+        ledger=ledger, index=NumpyIndex(), config=MemoryConfig(embedder=EMBEDDER, prose_judge=judge)
+    )
+
+
+@pytest.mark.parametrize("make", LEDGERS, ids=["in-memory", "sqlite"])
+def test_a_change_also_ends_the_same_claim_split_into_another_slot(
+    make: Callable[[Path], LedgerStore], tmp_path: Path
+) -> None:
+    # broke (issue 33, synthetic prose): "Mariana resides in Helsinki" and "Per the HR system,
+    # Mariana is based in Helsinki" read less alike than the gate asks, so they were two slots;
+    # the move to Denver ended one, and the other kept Helsinki current for good
+    readings = {
+        "Dana lives in Lisbon.": HOME,
+        "Dana resides in Lisbon.": HALF_ALIKE,
+        "Dana moved to Rome.": HOME,
+    }
+    scorer = CityScorer()
+    with phrasings_memory(make(tmp_path), scorer, readings) as mem:
+        mem.add("Dana lives in Lisbon.", valid_from=at(2020))
+        split = mem.add("Dana resides in Lisbon.", valid_from=at(2021))
+        assert split.writes[0].fact is not None
+        assert split.writes[0].fact.metadata["claim_verdict"] == "new"  # a slot of its own
+        calls = len(scorer.calls)
+        moved = mem.add("Dana moved to Rome.", valid_from=at(2022))
+        assert sorted(f.text for f in moved.closed) == [
+            "Dana lives in Lisbon.",
+            "Dana resides in Lisbon.",
+        ]
+        assert current_texts(mem) == {"Dana moved to Rome."}
+        assert len(scorer.calls) == calls + 2  # the round's pairs, then its siblings'
+        assert scorer.calls[-1] == [("Dana resides in Lisbon.", "Dana moved to Rome.")]
+
+
+@pytest.mark.parametrize(
+    ("other", "reading", "scorer"),
+    [
+        ("Dana was born in Lisbon.", HALF_ALIKE, CityScorer()),  # the scorer says neither
+        ("Dana resides in Lisbon.", UNLIKE, CityScorer(always_ends=True)),  # unlike attributes
+        ("Dana resides in Porto.", HALF_ALIKE, CityScorer()),  # not what the ended claim says
+    ],
+    ids=["scorer-says-neither", "unlike-attribute", "other-value"],
+)
+def test_a_change_ends_no_claim_of_another_slot_that_is_no_sibling(
+    other: str, reading: tuple[float, float], scorer: CityScorer, tmp_path: Path
+) -> None:
+    readings = {"Dana lives in Lisbon.": HOME, other: reading, "Dana moved to Rome.": HOME}
+    with phrasings_memory(SQLiteLedger(tmp_path / "l.sqlite"), scorer, readings) as mem:
+        mem.add("Dana lives in Lisbon.", valid_from=at(2020))
+        mem.add(other, valid_from=at(2021))
+        moved = mem.add("Dana moved to Rome.", valid_from=at(2022))
+        assert [f.text for f in moved.closed] == ["Dana lives in Lisbon."]
+        assert current_texts(mem) == {other, "Dana moved to Rome."}
+
+
+def test_the_siblings_of_many_subjects_changes_are_scored_in_one_call() -> None:
+    names = ("Dana", "Omar", "Lena")
+    readings = {
+        text: reading
+        for name in names
+        for text, reading in (
+            (f"{name} lives in Lisbon.", HOME),
+            (f"{name} resides in Lisbon.", HALF_ALIKE),
+            (f"{name} moved to Rome.", HOME),
+        )
+    }
+    scorer = CityScorer()
+    with phrasings_memory(InMemoryLedger(), scorer, readings) as mem:
+        mem.add_many([f"{n} lives in Lisbon." for n in names], valid_from=at(2020))
+        mem.add_many([f"{n} resides in Lisbon." for n in names], valid_from=at(2021))
+        calls = len(scorer.calls)
+        moved = mem.add_many([f"{n} moved to Rome." for n in names], valid_from=at(2022))
+        assert [len(m.closed) for m in moved] == [2, 2, 2]
+        assert len(scorer.calls) == calls + 2
+        assert current_texts(mem) == {f"{n} moved to Rome." for n in names}
