@@ -23,6 +23,8 @@ title of Dana Reyes:"):
 - a thing's attribute named before it ("the database for the billing service", "the team
   behind the billing service") is about that thing, and so is a common noun's ("Relationship
   status for Dana Reyes: ...", "Production traffic for the Raven service ...");
+- a request to contact someone is about the one contacted ("Call Hana Lombardi on ...", "You
+  can reach Sakura Ortega at ..."), unless it names the writer ("Call me on ...");
 - a head starting with "it"/"there" names no one ("It's over with Robin."), whoever follows;
 - otherwise (a pronoun, a head that is too long): no subject, and the statement stays plain
   prose. Missing a subject only ever misses a change.
@@ -76,6 +78,8 @@ _DUMMIES = frozenset({"it", "it's", "it\u2019s", "there", "there's", "there\u201
 _BREAKS = frozenset({"where", "who", "whom", "which", "for", "of", "at", "with", "about", "behind"})
 _OWNED_BY = frozenset({"for", "of"})
 """Words after which an attribute's owner is named: "status for Dana", "the roots of Omar"."""
+_MODALS = frozenset({"can", "could", "may", "might", "should", "will"})
+"""After "you", a request's modal: "You can reach Sakura at ..."."""
 _OF_A_THING = _OWNED_BY | {"behind"}
 """A thing's attribute named before it: "the database for the billing service" is about the
 billing service."""
@@ -92,11 +96,12 @@ class _Words:
     reporting_verbs: frozenset[str]
     writer_verbs: frozenset[str]
     writer_requests: frozenset[str]
+    contact_requests: frozenset[str]
     third_person: frozenset[str]
     verb_forms: frozenset[str]  # verbs and writer_verbs
     sentence_words: frozenset[str]
     """Capitalised words that name no value ("Got", "Reach", not "Lisbon"): not_names, first
-    person, verb_forms and writer_requests."""
+    person, verb_forms, writer_requests and contact_requests."""
 
 
 @functools.cache
@@ -112,12 +117,17 @@ def _words() -> _Words:
         "reporting_verbs",
         "writer_verbs",
         "writer_requests",
+        "contact_requests",
         "third_person",
     )
     lists = {name: frozenset(str(w).lower() for w in raw[name]) for name in fields}
     verb_forms = lists["verbs"] | lists["writer_verbs"]
     sentence_words = (
-        lists["not_names"] | lists["first_person"] | verb_forms | lists["writer_requests"]
+        lists["not_names"]
+        | lists["first_person"]
+        | verb_forms
+        | lists["writer_requests"]
+        | lists["contact_requests"]
     )
     return _Words(**lists, verb_forms=verb_forms, sentence_words=sentence_words)
 
@@ -328,6 +338,7 @@ def _subject(tokens: list[str], *, reported: bool, sources_only: bool = False) -
     source inside a report is: "Someone mentioned that the paperwork lists Dana as ..." is
     Dana's); ``sources_only``: only a source ("the wiki says ...") hands it on."""
     words = _words()
+    tokens = _after_request(tokens, words)
     head: list[str] = []
     verb: int | None = None  # the position of the verb that ends the head
     for position, token in enumerate(tokens[:HEAD_WORDS]):
@@ -355,14 +366,33 @@ def _subject(tokens: list[str], *, reported: bool, sources_only: bool = False) -
     return _owner(head, words) or _name(head, words)
 
 
+def _after_request(tokens: list[str], words: _Words) -> list[str]:
+    """The words after a request to contact someone, when a name or a thing follows it:
+    "Call Hana Lombardi on ...", "You can reach Sakura Ortega at ..." and "Email the front
+    desk at ..." are about the one contacted (not "call hana lombardi", not no one). A
+    request about the writer ("Call me on ...") is read by the writer rules before this."""
+    start = 2 if len(tokens) > 2 and tokens[0].lower() == "you" and tokens[1] in _MODALS else 0
+    if tokens[start : start + 1] and tokens[start].lower() == "you'll":
+        start += 1
+    if start + 1 >= len(tokens) or tokens[start].lower() not in words.contact_requests:
+        return tokens
+    named = tokens[start + 1]
+    if named.lower() in words.determiners or (
+        named[:1].isupper() and named.lower() not in words.sentence_words
+    ):
+        return tokens[start + 1 :]
+    return tokens
+
+
 def _owner(head: list[str], words: _Words) -> str | None:
     """Whose attribute a head without a determiner names after "for" or "of", when it opens
-    with a common noun (a capital, then a lower-case word): "Relationship status for Dana
+    with a common noun (a capital or, after a lead-in, a lower-case word, then a lower-case
+    word): "Relationship status for Dana
     Reyes: ..." is Dana Reyes's and "Production traffic for the Raven service ..." the Raven
     service's; not "relationship", a subject every person's statement said so would share.
     Not "Bank of America ...", "Head of Engineering ...", "Most of my hours ...": "of" or
     "for" right after the first word may belong to a name or a quantity."""
-    if len(head) < 4 or not head[0][:1].isupper():
+    if len(head) < 4 or not (head[0][:1].isupper() or (head[0].isalpha() and head[0].islower())):
         return None
     second = head[1]
     if not (second.isalpha() and second.islower()) or second in _OWNED_BY:

@@ -129,6 +129,12 @@ def test_a_source_cited_inside_a_report_is_no_subject_two_people_share() -> None
         ("Relationship status for Valeria Nieminen: separated.", "valeria nieminen"),
         ("Relationship status for Amara Ibarra: engaged.", "amara ibarra"),
         ("Production traffic for the Raven service is served from Frankfurt.", "the raven service"),
+        # broke: after a lead-in the common noun is lower-case, and the head was read as "raven"
+        (
+            "Per the HR system, production traffic for the Raven notification service is "
+            "served from af-south-1.",
+            "the raven notification service",
+        ),
         # "of" or "for" right after the first word may belong to a name or a quantity
         ("Bank of America is headquartered in Charlotte.", "bank"),
         ("Most of my hours go to Nimbus.", "nimbus"),
@@ -351,3 +357,28 @@ def test_a_label_naming_whose_attribute_follows_is_no_lead_in(text: str) -> None
 def test_news_after_a_lead_in_stays_of_whom_it_names() -> None:
     assert statement_subject("Note: Dana moved.", writer=True) == "dana"
     assert statement_subject("It's raining again, of course.", writer=True) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("Call Hana Lombardi on 206-555-0135 (noted at the offsite).", "hana lombardi"),
+        ("You can reach Sakura Ortega at 206-555-0103.", "sakura ortega"),
+        ("For the record, you can reach Sakura Ortega at 206-555-0103.", "sakura ortega"),
+        ("Someone mentioned that you can reach Priya Novak at 312-555-0144.", "priya novak"),
+        ("Email Dana Reyes at dana@example.test.", "dana reyes"),
+        ("Hana Lombardi picks up calls at 206-555-0135.", "hana lombardi"),
+    ],
+)
+def test_a_request_to_contact_someone_is_about_the_one_contacted(text: str, subject: str) -> None:
+    # broke (issue 33, synthetic prose): "Call Hana Lombardi on ..." was about "call hana
+    # lombardi" and "you can reach Sakura Ortega at ..." about no one, so neither phone
+    # number ever met the person's other statements and a stale number stayed current
+    assert statement_subject(text) == subject
+    assert statement_subject(text, writer=True) == subject
+
+
+def test_a_request_to_contact_the_writer_stays_the_writers() -> None:
+    assert statement_subject("Call me on 555-0100.", writer=True) == "i"
+    assert statement_subject("You can reach me at 555-0101.", writer=True) == "i"
+    assert statement_subject("Call me on 555-0100.") is None
