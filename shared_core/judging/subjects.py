@@ -371,9 +371,13 @@ def _after_request(tokens: list[str], words: _Words) -> list[str]:
     "Call Hana Lombardi on ...", "You can reach Sakura Ortega at ..." and "Email the front
     desk at ..." are about the one contacted (not "call hana lombardi", not no one). A
     request about the writer ("Call me on ...") is read by the writer rules before this."""
-    start = 2 if len(tokens) > 2 and tokens[0].lower() == "you" and tokens[1] in _MODALS else 0
-    if tokens[start : start + 1] and tokens[start].lower() == "you'll":
-        start += 1
+    first = tokens[0].lower() if tokens else ""
+    if first == "you" and len(tokens) > 2 and tokens[1].lower() in _MODALS:
+        start = 2  # "You can reach ..."
+    elif first in ("you'll", "you\u2019ll"):
+        start = 1
+    else:
+        start = 0
     if start + 1 >= len(tokens) or tokens[start].lower() not in words.contact_requests:
         return tokens
     named = tokens[start + 1]
@@ -386,10 +390,10 @@ def _after_request(tokens: list[str], words: _Words) -> list[str]:
 
 def _owner(head: list[str], words: _Words) -> str | None:
     """Whose attribute a head without a determiner names after "for" or "of", when it opens
-    with a common noun (a capital or, after a lead-in, a lower-case word, then a lower-case
-    word): "Relationship status for Dana
-    Reyes: ..." is Dana Reyes's and "Production traffic for the Raven service ..." the Raven
-    service's; not "relationship", a subject every person's statement said so would share.
+    with a common noun (a capital, or a lower-case word after a lead-in, then a lower-case
+    word): "Relationship status for Dana Reyes: ..." is Dana Reyes's and "Per the HR system,
+    production traffic for the Raven service ..." the Raven service's; not "relationship", a
+    subject every person's statement said so would share.
     Not "Bank of America ...", "Head of Engineering ...", "Most of my hours ...": "of" or
     "for" right after the first word may belong to a name or a quantity."""
     if len(head) < 4 or not (head[0][:1].isupper() or (head[0].isalpha() and head[0].islower())):
