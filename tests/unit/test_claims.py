@@ -96,6 +96,13 @@ LEDGERS: list[Callable[[Path], LedgerStore]] = [
 ]
 
 
+def judged_memory(ledger: LedgerStore, judge: ClaimJudge) -> TemporalMemory:
+    """A memory over ``ledger``: the test embedder, and ``judge`` for its prose."""
+    return TemporalMemory(
+        ledger=ledger, index=NumpyIndex(), config=MemoryConfig(embedder=EMBEDDER, prose_judge=judge)
+    )
+
+
 @pytest.fixture(params=LEDGERS, ids=["in-memory", "sqlite"])
 def memory(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[..., TemporalMemory]:
     """Claims must behave the same on every ledger backend."""
@@ -108,12 +115,7 @@ def memory(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[..., Temp
             ends_threshold=0.9,
             restates_threshold=0.9,
         )
-        ledger = request.param(tmp_path)
-        return TemporalMemory(
-            ledger=ledger,
-            index=NumpyIndex(),
-            config=MemoryConfig(embedder=EMBEDDER, prose_judge=judge),
-        )
+        return judged_memory(request.param(tmp_path), judge)
 
     return make
 
@@ -477,9 +479,7 @@ def open_world(ledger: LedgerStore) -> TemporalMemory:
         restates_threshold=0.9,
         state_threshold=0.5,
     )
-    return TemporalMemory(
-        ledger=ledger, index=NumpyIndex(), config=MemoryConfig(embedder=EMBEDDER, prose_judge=judge)
-    )
+    return judged_memory(ledger, judge)
 
 
 @pytest.mark.parametrize("make", LEDGERS, ids=["in-memory", "sqlite"])
@@ -569,12 +569,7 @@ def test_two_states_of_unlike_attributes_are_never_judged_against_each_other(
     # pair, and a model that saw "same person, another sentence" as a change closed true facts
     scorer = CityScorer(always_ends=True)
     judge = ClaimJudge(scorer, TwoAttributes(), RULE, 0.9, 0.9, agreement_threshold=0.5)
-    memory = TemporalMemory(
-        ledger=make(tmp_path),
-        index=NumpyIndex(),
-        config=MemoryConfig(embedder=EMBEDDER, prose_judge=judge),
-    )
-    with memory as mem:
+    with judged_memory(make(tmp_path), judge) as mem:
         mem.add("Maria's favourite tea is sencha.", valid_from=at(2020))
         added = mem.add("Maria's new pup is full of energy.", valid_from=at(2021))
         assert added.closed == ()
@@ -765,9 +760,7 @@ def phrasings_memory(
     ledger: LedgerStore, scorer: CityScorer, readings: dict[str, tuple[float, float]]
 ) -> TemporalMemory:
     judge = ClaimJudge(scorer, Phrasings(readings), RULE, 0.9, 0.9, agreement_threshold=0.9)
-    return TemporalMemory(
-        ledger=ledger, index=NumpyIndex(), config=MemoryConfig(embedder=EMBEDDER, prose_judge=judge)
-    )
+    return judged_memory(ledger, judge)
 
 
 @pytest.mark.parametrize("make", LEDGERS, ids=["in-memory", "sqlite"])
