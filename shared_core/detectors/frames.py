@@ -1,12 +1,15 @@
 """The frame head: which single-valued attribute a prose statement states, if any.
 
-A linear softmax layer over a statement's all-MiniLM-L6-v2 sentence embedding (the vector the
-index already holds, so it costs one small matrix product per batch) trained by ``make
-train-kappa`` on statements of the training families labelled with their attribute
+A softmax classifier over a statement's all-MiniLM-L6-v2 sentence embedding (the vector the
+index already holds, so it costs two small matrix products per batch) trained by ``make
+train-frames`` on statements of the training families labelled with their attribute
 (``home_city``, ``employer``, ...) or ``other`` (events, feelings, plans, one value of a
-multi-valued attribute). It ships beside kappa in ``kappa_model/``: ``frames.npz`` (``weights``
-[labels x dimension], ``bias`` [labels]) and ``frames.json`` (labels, threshold, the embedder
-the weights belong to, training facts). numpy only; nothing is downloaded.
+multi-valued attribute). It ships beside kappa in ``kappa_model/``: ``frames.npz`` and
+``frames.json`` (labels, threshold, the embedder the weights belong to, training facts). The
+weights are one ReLU hidden layer (``hidden_weights`` [hidden x dimension], ``hidden_bias``
+[hidden]) under the softmax layer (``weights`` [labels x hidden], ``bias`` [labels]); a head
+without the hidden layer is a softmax layer over the embedding (``weights`` [labels x
+dimension]). numpy only; nothing is downloaded.
 
 :meth:`FrameHead.profiles` reads three things per statement (:class:`FrameProfile`): how likely
 it states the value of *some* single-valued attribute (1 - P(``other``)), its distribution over
@@ -152,7 +155,7 @@ class FrameHead:
         self.folder = KAPPA_FOLDER if folder is None else Path(folder).expanduser()
         self.card = FrameCard.read(self.folder)
         self._lock = threading.Lock()
-        self._weights: tuple[Any, Any] | None = None
+        self._weights: _Weights | None = None
 
     def __repr__(self) -> str:
         return f"FrameHead({self.card.name!r})"
@@ -198,35 +201,65 @@ class FrameHead:
                 f"have shape {matrix.shape}",
                 f"pass {self.card.dimension}-dimensional vectors of {self.card.embedder}",
             )
-        weights, bias = self._loaded()
+        weights = self._loaded()
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        logits = (matrix / np.where(norms > 0.0, norms, 1.0)) @ weights.T + bias
+        features = matrix / np.where(norms > 0.0, norms, 1.0)
+        if weights.hidden is not None:
+            hidden_weights, hidden_bias = weights.hidden
+            features = np.maximum(features @ hidden_weights.T + hidden_bias, 0.0)
+        logits = features @ weights.weights.T + weights.bias
         logits -= logits.max(axis=1, keepdims=True)
         probabilities = np.exp(logits)
         return probabilities / probabilities.sum(axis=1, keepdims=True)
 
-    def _loaded(self) -> tuple[Any, Any]:
+    def _loaded(self) -> _Weights:
         with self._lock:
             if self._weights is None:
                 self._weights = self._read_weights()
             return self._weights
 
-    def _read_weights(self) -> tuple[Any, Any]:
+    def _read_weights(self) -> _Weights:
         import numpy as np
 
         path = self.folder / FRAMES_WEIGHTS
         try:
             with np.load(path, allow_pickle=False) as stored:
-                weights = np.asarray(stored["weights"], dtype=np.float64)
-                bias = np.asarray(stored["bias"], dtype=np.float64)
+                arrays = {name: np.asarray(stored[name], dtype=np.float64) for name in stored.files}
+            weights = _Weights(
+                weights=arrays["weights"],
+                bias=arrays["bias"],
+                hidden=(arrays["hidden_weights"], arrays["hidden_bias"])
+                if "hidden_weights" in arrays
+                else None,
+            )
         except FileNotFoundError as exc:
             raise ModelNotFoundError(f"{self.card.name}: missing {path}") from exc
         except (OSError, KeyError, ValueError) as exc:
             raise DetectorError(f"could not load {self.card.name} from {path}: {exc}") from exc
-        expected = (len(self.card.labels), self.card.dimension)
-        if weights.shape != expected or bias.shape != (expected[0],):
+        inputs = self.card.dimension
+        if weights.hidden is not None:
+            hidden_weights, hidden_bias = weights.hidden
+            inputs = hidden_weights.shape[0] if hidden_weights.ndim == 2 else -1
+            if hidden_weights.shape != (inputs, self.card.dimension) or hidden_bias.shape != (
+                inputs,
+            ):
+                raise DetectorError(
+                    f"{self.card.name}: hidden weights {hidden_weights.shape} / bias "
+                    f"{hidden_bias.shape} do not match the card's dimension {self.card.dimension}"
+                )
+        expected = (len(self.card.labels), inputs)
+        if weights.weights.shape != expected or weights.bias.shape != (expected[0],):
             raise DetectorError(
-                f"{self.card.name}: weights {weights.shape} / bias {bias.shape} do not match "
-                f"the card's {expected}"
+                f"{self.card.name}: weights {weights.weights.shape} / bias "
+                f"{weights.bias.shape} do not match the card's {expected}"
             )
-        return weights, bias
+        return weights
+
+
+@dataclass(frozen=True, slots=True)
+class _Weights:
+    """A head's arrays: the softmax layer and, when it has one, the hidden layer under it."""
+
+    weights: Any  # [labels x hidden], or [labels x dimension] without a hidden layer
+    bias: Any
+    hidden: tuple[Any, Any] | None  # (weights [hidden x dimension], bias [hidden])

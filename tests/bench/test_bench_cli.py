@@ -77,7 +77,7 @@ def test_a_tiny_bench_run_prints_the_table_and_writes_the_report(tmp_path: Path)
     assert "wall time: synthetic-keyed" in shown
     report = (out / "report.md").read_text()
     assert "Versions: python" in report
-    assert "Prose detector: claims at write time (frames-minilm-v1: states at P >= 0.50" in report
+    assert "Prose detector: claims at write time (frames-minilm-v2: states at P >= 0.50" in report
     assert "; kappa-minilm-v3 in Phi_T." in report
 
 

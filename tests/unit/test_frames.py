@@ -97,3 +97,50 @@ def test_a_card_carries_the_claim_judges_thresholds(tmp_path: Path) -> None:
     head = FrameHead(folder=folder)
     assert (head.card.state_threshold, head.card.agreement_threshold) == (0.6, 0.75)
     assert head.card.to_dict()["agreement_threshold"] == 0.75
+
+
+def write_hidden_head(folder: Path, *, hidden_dimension: int = 3) -> Path:
+    """A head with a hidden layer: the identity under a softmax layer whose ``employer`` row
+    reads the first unit negatively, so only a ReLU between them keeps [-1, 0, x] off it."""
+    write_head(folder)
+    np.savez(
+        folder / FRAMES_WEIGHTS,
+        hidden_weights=np.eye(3, hidden_dimension, dtype=np.float32).T,
+        hidden_bias=np.zeros(hidden_dimension, np.float32),
+        weights=np.array([[10, 0, 0], [-10, 0, 0], [0, 0, 10]], np.float32)[:, :hidden_dimension],
+        bias=np.zeros(3, np.float32),
+    )
+    return folder
+
+
+def test_a_head_with_a_hidden_layer_reads_through_its_relu(tmp_path: Path) -> None:
+    head = FrameHead(folder=write_hidden_head(tmp_path / "head"))
+    city, negative = head.profiles([[1, 0, 0], [-1, 0, 0.2]])
+    assert city.frame is not None
+    assert city.frame.attribute == "home_city"
+    assert city.frame.probability > 0.99
+    # without the ReLU the first unit (-0.98) would make this an employer at 0.9997
+    assert negative.frame is None
+    assert negative.state < 0.3
+
+
+def test_a_hidden_layer_of_another_dimension_is_refused(tmp_path: Path) -> None:
+    folder = write_hidden_head(tmp_path / "head")
+    np.savez(
+        folder / FRAMES_WEIGHTS,
+        hidden_weights=np.zeros((4, 2)),
+        hidden_bias=np.zeros(4),
+        weights=np.zeros((3, 4)),
+        bias=np.zeros(3),
+    )
+    with pytest.raises(DetectorError, match=r"hidden weights .* do not match"):
+        FrameHead(folder=folder).frames([[1, 0, 0]])
+    np.savez(
+        folder / FRAMES_WEIGHTS,
+        hidden_weights=np.zeros((4, 3)),
+        hidden_bias=np.zeros(4),
+        weights=np.zeros((3, 3)),
+        bias=np.zeros(3),
+    )
+    with pytest.raises(DetectorError, match=r"weights \(3, 3\) .* the card's \(3, 4\)"):
+        FrameHead(folder=folder).frames([[1, 0, 0]])

@@ -14,6 +14,9 @@ from temporal_rag_training.rendering import Said, capitalise
 
 NOISE_FILE = "noise.json"
 _CHATTY_ENDS = ("", "", "", ".", " lol", " haha", "!")
+SOURCE_SHARE = 0.15
+"""The share of (not chatty) statements :func:`dress` gives a source, as a prefix or a suffix."""
+_PREFIX_PART = 0.6  # of the sourced statements, the share whose source is a prefix
 _MONTH_ABBR = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
@@ -50,8 +53,9 @@ def _still(node: Node) -> tuple[str, str]:
     )
 
 
-def dress(rng: random.Random, said: Said, stamp: str = "") -> str:
-    """The statement with optional noise: an aside, a source, chatty lowercase, a stamp."""
+def dress(rng: random.Random, said: Said, stamp: str = "", *, sources: float = SOURCE_SHARE) -> str:
+    """The statement with optional noise: an aside, a source (for about ``sources`` of the
+    statements that are not chatty), chatty lowercase, a stamp."""
     texts = noise()
     text = said.text
     if rng.random() < 0.1:
@@ -62,9 +66,9 @@ def dress(rng: random.Random, said: Said, stamp: str = "") -> str:
     else:
         prefix = suffix = ""
         roll = rng.random()
-        if roll < 0.09 and not text.startswith(texts.no_prefix):
+        if roll < sources * _PREFIX_PART and not text.startswith(texts.no_prefix):
             prefix = rng.choice(texts.source_prefixes) + " "
-        elif roll < 0.15:
+        elif roll < sources:
             suffix = rng.choice(texts.source_suffixes)
         if said.may_capitalise and not prefix.endswith(", "):
             text = capitalise(text)
