@@ -37,7 +37,7 @@ OTHER_SHARE = 0.45
 """About this share of the statements is :data:`OTHER`."""
 EXTRA_SHARE = 0.5
 """The share of plain statements said with an extra phrasing (:mod:`.phrasings`)."""
-SOURCE_SHARE = 0.3
+FRAME_SOURCE_SHARE = 0.3
 """The share of statements that name a source ("Per the ticket, ...", "... (from a chat log)"):
 notes kept by an assistant or a team often do, and a source says nothing about the attribute,
 so the head must learn to read past it (kappa's pairs name one far less often)."""
@@ -130,7 +130,7 @@ class FrameStatements(Statements):
     def _framed(self, said: Said | None, label: str, role: str) -> FramedStatement | None:
         if said is None:
             return None
-        return FramedStatement(dress(self.rng, said, sources=SOURCE_SHARE), label, role)
+        return FramedStatement(dress(self.rng, said, sources=FRAME_SOURCE_SHARE), label, role)
 
 
 def generate_statements(*, seed: int, count: int) -> list[FramedStatement]:
