@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
-from shared_core.detectors.frames import FRAMES_CARD, FRAMES_WEIGHTS, Frame, FrameHead
+from shared_core.detectors.frames import (
+    FRAMES_CARD,
+    FRAMES_WEIGHTS,
+    Frame,
+    FrameHead,
+    _Weights,
+)
 from shared_core.errors import DetectorError, InvalidInputError, ModelNotFoundError
 
 LABELS = ["home_city", "employer", "other"]
@@ -144,3 +151,31 @@ def test_a_hidden_layer_of_another_dimension_is_refused(tmp_path: Path) -> None:
     )
     with pytest.raises(DetectorError, match=r"weights \(3, 3\) .* the card's \(3, 4\)"):
         FrameHead(folder=folder).frames([[1, 0, 0]])
+
+
+class _NoBlas(np.ndarray):
+    """An array that refuses matrix products: BLAS's would start its thread pool."""
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if ufunc is np.matmul:
+            raise AssertionError("the frame head multiplied through BLAS")
+        plain = [i.view(np.ndarray) if isinstance(i, _NoBlas) else i for i in inputs]
+        return getattr(ufunc, method)(*plain, **kwargs)
+
+
+def test_the_frame_head_keeps_off_blas_whose_threads_slowed_kappa(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OpenBLAS's threads kept spinning after the hidden layer's product and slowed the
+    embedder and kappa that ran next (chat writes took 1.6x as long on two cores)."""
+    head = FrameHead(folder=write_hidden_head(tmp_path / "head"))
+    expected = head.profiles([[1, 0, 0], [-1, 0, 0.2]])
+    loaded = head._loaded()
+    hidden_weights, hidden_bias = loaded.hidden or (None, None)
+    guarded = _Weights(
+        weights=loaded.weights.view(_NoBlas),
+        bias=loaded.bias,
+        hidden=(hidden_weights.view(_NoBlas), hidden_bias),
+    )
+    monkeypatch.setattr(head, "_loaded", lambda: guarded)
+    assert head.profiles([[1, 0, 0], [-1, 0, 0.2]]) == expected
