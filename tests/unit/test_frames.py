@@ -106,15 +106,15 @@ def test_a_card_carries_the_claim_judges_thresholds(tmp_path: Path) -> None:
     assert head.card.to_dict()["agreement_threshold"] == 0.75
 
 
-def write_hidden_head(folder: Path, *, hidden_dimension: int = 3) -> Path:
+def write_hidden_head(folder: Path) -> Path:
     """A head with a hidden layer: the identity under a softmax layer whose ``employer`` row
     reads the first unit negatively, so only a ReLU between them keeps [-1, 0, x] off it."""
     write_head(folder)
     np.savez(
         folder / FRAMES_WEIGHTS,
-        hidden_weights=np.eye(3, hidden_dimension, dtype=np.float32).T,
-        hidden_bias=np.zeros(hidden_dimension, np.float32),
-        weights=np.array([[10, 0, 0], [-10, 0, 0], [0, 0, 10]], np.float32)[:, :hidden_dimension],
+        hidden_weights=np.eye(3, dtype=np.float32),
+        hidden_bias=np.zeros(3, np.float32),
+        weights=np.array([[10, 0, 0], [-10, 0, 0], [0, 0, 10]], np.float32),
         bias=np.zeros(3, np.float32),
     )
     return folder
@@ -167,11 +167,12 @@ def test_the_frame_head_keeps_off_blas_whose_threads_slowed_kappa(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """OpenBLAS's threads kept spinning after the hidden layer's product and slowed the
-    embedder and kappa that ran next (chat writes took 1.6x as long on two cores)."""
+    embedder and kappa that ran next (chat writes took 1.7x as long on two cores)."""
     head = FrameHead(folder=write_hidden_head(tmp_path / "head"))
     expected = head.profiles([[1, 0, 0], [-1, 0, 0.2]])
     loaded = head._loaded()
-    hidden_weights, hidden_bias = loaded.hidden or (None, None)
+    assert loaded.hidden is not None
+    hidden_weights, hidden_bias = loaded.hidden
     guarded = _Weights(
         weights=loaded.weights.view(_NoBlas),
         bias=loaded.bias,
