@@ -131,25 +131,25 @@ def test_a_head_with_a_hidden_layer_reads_through_its_relu(tmp_path: Path) -> No
     assert negative.state < 0.3
 
 
-def test_a_hidden_layer_of_another_dimension_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("hidden_shape", "output_shape", "match"),
+    [
+        ((4, 2), (3, 4), r"hidden weights \(4, 2\) .* do not match the card's dimension 3"),
+        ((4, 3), (3, 3), r"weights \(3, 3\) .* the card's \(3, 4\)"),
+    ],
+)
+def test_a_hidden_layer_of_another_dimension_is_refused(
+    tmp_path: Path, hidden_shape: tuple[int, int], output_shape: tuple[int, int], match: str
+) -> None:
     folder = write_hidden_head(tmp_path / "head")
     np.savez(
         folder / FRAMES_WEIGHTS,
-        hidden_weights=np.zeros((4, 2)),
-        hidden_bias=np.zeros(4),
-        weights=np.zeros((3, 4)),
-        bias=np.zeros(3),
+        hidden_weights=np.zeros(hidden_shape),
+        hidden_bias=np.zeros(hidden_shape[0]),
+        weights=np.zeros(output_shape),
+        bias=np.zeros(output_shape[0]),
     )
-    with pytest.raises(DetectorError, match=r"hidden weights .* do not match"):
-        FrameHead(folder=folder).frames([[1, 0, 0]])
-    np.savez(
-        folder / FRAMES_WEIGHTS,
-        hidden_weights=np.zeros((4, 3)),
-        hidden_bias=np.zeros(4),
-        weights=np.zeros((3, 3)),
-        bias=np.zeros(3),
-    )
-    with pytest.raises(DetectorError, match=r"weights \(3, 3\) .* the card's \(3, 4\)"):
+    with pytest.raises(DetectorError, match=match):
         FrameHead(folder=folder).frames([[1, 0, 0]])
 
 
