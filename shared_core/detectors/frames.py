@@ -17,7 +17,10 @@ the attributes the head knows (two statements of one attribute, even one the hea
 get similar distributions: :meth:`FrameProfile.agreement`), and the attribute itself when the
 most probable label is one with at least the card's ``threshold``. The claim judge gates on the
 first two, at the card's ``state_threshold`` and ``agreement_threshold``, and names a claim's
-slot after the third (see :mod:`shared_core.judging.claims`).
+slot after the third (see :mod:`shared_core.judging.claims`). A profile also names the
+attribute the statement most likely states, sure or not, and whether the card lists it among
+the ``static_labels`` (attributes whose value never changes): the judge lets no such reading
+end a claim on its values alone.
 """
 
 from __future__ import annotations
@@ -50,11 +53,16 @@ class Frame:
 class FrameProfile:
     """What the head reads in one statement: ``state``, how likely it states the value of a
     single-valued attribute (1 - P(``other``)); ``frame``, the attribute when the head is sure;
-    ``attributes``, its distribution over the attributes it knows, given that it states one."""
+    ``attributes``, its distribution over the attributes it knows, given that it states one;
+    ``likeliest``, the most probable of them, sure or not (None when the head knows none);
+    ``unchanging``, whether that one is an attribute whose value never changes (a birthplace:
+    the card's ``static_labels``)."""
 
     state: float
     frame: Frame | None
     attributes: tuple[float, ...]
+    likeliest: str | None = None
+    unchanging: bool = False
 
     def agreement(self, other: FrameProfile) -> float:
         """How likely two statements state the same attribute, in [0, 1]: the Bhattacharyya
@@ -82,6 +90,7 @@ class FrameCard:
     facts: Mapping[str, Any] = field(default_factory=dict)
     state_threshold: float | None = None  # P(not other) from which a statement is a claim
     agreement_threshold: float | None = None  # from which two statements share an attribute
+    static_labels: tuple[str, ...] = ()  # attributes whose value never changes ("hometown")
 
     @classmethod
     def read(cls, folder: Path) -> FrameCard:
@@ -97,6 +106,7 @@ class FrameCard:
                 facts=dict(raw.get("facts", {})),
                 state_threshold=_optional(raw, "state_threshold"),
                 agreement_threshold=_optional(raw, "agreement_threshold"),
+                static_labels=tuple(str(label) for label in raw.get("static_labels", ())),
             )
         except FileNotFoundError as exc:
             raise ModelNotFoundError(
@@ -107,6 +117,9 @@ class FrameCard:
             raise DetectorError(f"{str(path)!r} is not a valid frame card: {exc}") from exc
         if OTHER not in card.labels or len(set(card.labels)) != len(card.labels):
             raise DetectorError(f"{str(path)!r}: labels must be distinct and include {OTHER!r}")
+        unknown = sorted(set(card.static_labels) - (set(card.labels) - {OTHER}))
+        if unknown:
+            raise DetectorError(f"{str(path)!r}: static_labels {unknown} are not attribute labels")
         return card
 
     def to_dict(self) -> dict[str, Any]:
@@ -125,6 +138,7 @@ class FrameCard:
                 )
                 if value is not None
             },
+            **({"static_labels": list(self.static_labels)} if self.static_labels else {}),
         }
 
 
@@ -174,6 +188,8 @@ class FrameHead:
         if not vectors:
             return []
         other = self.card.labels.index(OTHER)
+        names = [label for label in self.card.labels if label != OTHER]
+        static = frozenset(self.card.static_labels)
         out: list[FrameProfile] = []
         for row in self._probabilities(vectors):
             best = int(row.argmax())
@@ -182,11 +198,18 @@ class FrameHead:
             state = 1.0 - float(row[other])
             attributes = [float(p) for i, p in enumerate(row) if i != other]
             total = sum(attributes)
+            likeliest = (
+                names[max(range(len(attributes)), key=attributes.__getitem__)]
+                if total > 0.0
+                else None
+            )
             out.append(
                 FrameProfile(
                     state=state,
                     frame=Frame(label, probability) if sure else None,
                     attributes=tuple(p / total for p in attributes) if total > 0.0 else (),
+                    likeliest=likeliest,
+                    unchanging=likeliest in static,
                 )
             )
         return out

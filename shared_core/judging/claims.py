@@ -38,8 +38,11 @@ For each new prose statement (in valid-time order within a batch):
    sure of neither, the values the statements name decide
    (:func:`~shared_core.judging.subjects.named_values`): the same values restate the claim
    the statement falls in; a value it did not name ends it if the scorer finds "ends"
-   likelier than "neither". Else the statement starts a claim in a slot of its
-   own, which closes nothing.
+   likelier than "neither", or whatever the scorer says when neither statement reads as an
+   attribute whose values add up (its name's words, ``cardinality_words.json``) or never
+   change (the frame card's ``static_labels``) and the statement says no "also": one
+   attribute and a new value is the key rule itself (:func:`_values_decide`). Else the
+   statement starts a claim in a slot of its own, which closes nothing.
 3. A statement that restates or ends a claim also ends the claims of the subject's other
    slots it is judged against when the scorer says "ends" for them at ``ends_threshold``
    (the version it falls in; written as judged edges in the same transaction, see
@@ -71,6 +74,7 @@ from shared_core.embedders.base import Embedder
 from shared_core.errors import InvalidInputError
 from shared_core.facts import MAX_NAME_CHARS, Fact, normalize_text
 from shared_core.index.base import Vector, VectorIndex
+from shared_core.judging.adding import adds_up, says_it_adds
 from shared_core.judging.base import (
     SPEAKER_SEPARATOR,
     Judgement,
@@ -444,6 +448,10 @@ class _Readings:
         profile = self._profiles.get(text)
         return None if profile is None else profile.frame
 
+    def profile(self, text: str) -> FrameProfile | None:
+        """A statement's frame profile (None when unread)."""
+        return self._profiles.get(text)
+
     def agreement(self, a: str, b: str) -> float:
         """How likely two statements state the same attribute (0.0 when one is unread)."""
         one, two = self._profiles.get(a), self._profiles.get(b)
@@ -594,7 +602,7 @@ def _decide(
         ):
             ends = (verdict.ends, other)
     if restates is None and ends is None:
-        restates, ends = _by_values(item, judged, verdicts)
+        restates, ends = _by_values(item, judged, verdicts, near)
     if restates is not None:
         score, other = restates
         return _claim(judge, item, other.slot, other.object, RESTATES, score, other.id)
@@ -661,14 +669,16 @@ def claim_object(text: str) -> str:
 
 
 def _by_values(
-    item: _Placed, judged: Sequence[_Known], verdicts: Mapping[Pair, Verdict]
+    item: _Placed, judged: Sequence[_Known], verdicts: Mapping[Pair, Verdict], near: _Readings
 ) -> tuple[tuple[float, _Known] | None, tuple[float, _Known] | None]:
     """When the scorer is unsure: (restates, ends) read from the values the statements name
     (:func:`named_values`). A claim of the same attribute (every candidate agrees with the
     statement) naming exactly the same values is restated (score 1 - the scorer's ends); one
     whose values the statement does not all name ("Tom left, Priya is my manager now." after
-    "My manager is Tom.": Priya is new) is ended when the scorer finds "ends" likelier than
-    "neither" (its score). A statement naming no value leaves both to the scorer."""
+    "My manager is Tom.": Priya is new) is ended (score: the scorer's ends) when the scorer
+    finds "ends" likelier than "neither", or whatever the scorer says when the values decide
+    (:func:`_values_decide`): one attribute, a new value, as the key rule reads keyed facts.
+    A statement naming no value leaves both to the scorer."""
     if not item.values:
         return None, None
     same: list[tuple[float, _Known]] = []
@@ -679,12 +689,35 @@ def _by_values(
         verdict = verdicts[_pair(known, item)]
         if known.values == item.values:
             same.append((1.0 - verdict.ends, known))
-        elif _new_value(item.values, known.values) and verdict.ends > verdict.neither:
+        elif _new_value(item.values, known.values) and (
+            verdict.ends > verdict.neither or _values_decide(item, known, near)
+        ):
             other.append((verdict.ends, known))
     best = max(same, key=lambda s: s[0], default=None)
     if best is not None:
         return best, None
     return None, max(other, key=lambda s: s[0], default=None)
+
+
+def _values_decide(item: _Placed, known: _Known, near: _Readings) -> bool:
+    """Whether a new value ends a claim the frame head reads as the statement's attribute
+    (agreement at the gate, as for every candidate, and the same likeliest attribute for
+    both) whatever the scorer says: kappa reads
+    phrasings it never saw as "neither" ("... drives a Tesla Model 3" -> "... gets around in a
+    Toyota Corolla"), while same subject, one attribute and a new value is the key rule itself.
+    Never for a reading that may hold several values at once: an attribute whose name says its
+    values add up (``pet_name``: "James has a dog named Ned" beside "... a dog named Max"), one
+    whose value never changes (``unchanging``: two birthplaces are a misreading, not a move), or
+    a statement that says it adds one ("also", "another")."""
+    theirs = near.profile(known.text)
+    if theirs is None or says_it_adds(item.fact.text):
+        return False
+    if item.profile.likeliest is None or item.profile.likeliest != theirs.likeliest:
+        return False
+    return not any(
+        p.unchanging or (p.likeliest is not None and adds_up(p.likeliest))
+        for p in (item.profile, theirs)
+    )
 
 
 def _values(text: str, subject: str) -> frozenset[str]:

@@ -39,8 +39,6 @@ This module uses only the standard library.
 from __future__ import annotations
 
 import asyncio
-import functools
-import json
 import logging
 import re
 import string
@@ -48,7 +46,6 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -70,6 +67,7 @@ from shared_core.facts import (
     normalize_relation,
     normalize_text,
 )
+from shared_core.judging.adding import adds_up, says_it_adds
 from shared_core.judging.base import (
     FIRST_PERSON,
     Judgement,
@@ -660,7 +658,7 @@ class _Decider:
             if key.relation == canonical:
                 return canonical, key.cardinality
         cardinality = Cardinality.ONE if card == "one" else Cardinality.MANY
-        if _adds_up(canonical):
+        if adds_up(canonical):
             cardinality = Cardinality.MANY
         if self.cards.get(canonical, cardinality) is not cardinality:
             cardinality = Cardinality.MANY  # two proposals disagree: unsure
@@ -685,7 +683,7 @@ class _Decider:
 
     def _adds_to(self, subject: str, relation: str, value: ObjectValue) -> bool:
         """Whether the statement says it adds ``value`` to a key holding another value."""
-        if not _says_it_adds(self.stated_text):
+        if not says_it_adds(self.stated_text):
             return False
         shown = normalize_text(str(value))
         return any(
@@ -714,32 +712,6 @@ class _Decider:
                 return
         namespace = self.statement.namespace
         self.proposed.append(KnownKey(namespace, subject, relation, (value,), cardinality))
-
-
-CARDINALITY_WORDS_FILE = Path(__file__).with_name("cardinality_words.json")
-
-
-@functools.cache
-def _cardinality_words() -> tuple[frozenset[str], tuple[re.Pattern[str], ...]]:
-    """The data file's relation words and additive cues (read once, on first use)."""
-    raw = json.loads(CARDINALITY_WORDS_FILE.read_text(encoding="utf-8"))
-    cues = tuple(
-        re.compile(rf"(?<![\w]){re.escape(normalize_text(cue))}(?![\w])")
-        for cue in raw["additive_cues"]
-    )
-    return frozenset(raw["many_relation_words"]), cues
-
-
-def _adds_up(relation: str) -> bool:
-    """Whether a relation's words say its values add up (``allergic_to``)."""
-    words, _ = _cardinality_words()
-    return any(word in words for word in re.split(r"[\W_]+", relation.lower()) if word)
-
-
-def _says_it_adds(normalized_text: str) -> bool:
-    """Whether a statement says it adds a value ("also", "too", ...)."""
-    _, cues = _cardinality_words()
-    return any(cue.search(normalized_text) for cue in cues)
 
 
 def _judgement(

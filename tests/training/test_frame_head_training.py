@@ -44,6 +44,7 @@ def test_a_seeded_run_is_reproduced_and_the_runtime_reads_it(tmp_path: Path) -> 
         assert a["hidden_weights"].shape == (16, 384)
     card = json.loads((tmp_path / "a" / FRAMES_CARD).read_text())
     assert (card["state_threshold"], card["agreement_threshold"]) == (0.5, 0.9)
+    assert card["static_labels"] == ["hometown", "native_language"]
     assert card["facts"]["hidden"] == 16
     head = FrameHead(folder=tmp_path / "a")
     profiles = head.profiles(MiniLMEmbedder().embed_documents(["I live in Lisbon.", "Hi!"]))

@@ -6,7 +6,8 @@ head reads at write time), fits one ReLU hidden layer under a softmax layer on 8
 (minibatch AdamW with weight decay and dropout) and picks the threshold on the other 15%: the
 lowest (on a 0.05 grid) at which at most :data:`FALSE_FRAMES` of the held-out ``other``
 statements (events, feelings, plans, multi-valued values) get an attribute. Writes
-``frames.npz`` and ``frames.json`` into ``--out``, the card with the claim judge's gates.
+``frames.npz`` and ``frames.json`` into ``--out``, the card with the claim judge's gates and
+the labels of the families whose value never changes (``static_labels``).
 Deterministic for a seed and a thread count.
 """
 
@@ -26,6 +27,7 @@ import torch
 
 from shared_core.detectors.frames import FRAMES_CARD, FRAMES_WEIGHTS, OTHER, FrameCard
 from shared_core.embedders.minilm import MiniLMEmbedder
+from temporal_rag_training.families import families
 from temporal_rag_training.frames import generate_statements
 
 NAME = "frames-minilm-v2"
@@ -187,6 +189,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         },
         state_threshold=args.state_threshold,
         agreement_threshold=args.agreement_threshold,
+        static_labels=tuple(
+            sorted(f.name for f in families() if f.shape == "static" and f.name in labels)
+        ),
     )
     (args.out / FRAMES_CARD).write_text(json.dumps(card.to_dict(), indent=2) + "\n")
     print(json.dumps(card.to_dict(), indent=2))
