@@ -106,6 +106,39 @@ def test_a_card_carries_the_claim_judges_thresholds(tmp_path: Path) -> None:
     assert head.card.to_dict()["agreement_threshold"] == 0.75
 
 
+def test_a_profile_names_the_likeliest_attribute_and_whether_it_never_changes(
+    tmp_path: Path,
+) -> None:
+    folder = write_head(tmp_path / "head")
+    card = json.loads((folder / FRAMES_CARD).read_text())
+    card["static_labels"] = ["employer"]
+    (folder / FRAMES_CARD).write_text(json.dumps(card))
+    head = FrameHead(folder=folder)
+    unsure_city, employer, other = head.profiles([[1, 0.9, 0], [0, 2, 0], [0, 0, 1]])
+    assert unsure_city.frame is None  # below the threshold, yet the likeliest attribute
+    assert (unsure_city.likeliest, unsure_city.unchanging) == ("home_city", False)
+    assert (employer.likeliest, employer.unchanging) == ("employer", True)
+    assert other.likeliest in ("home_city", "employer")  # a state or not, some attribute
+    assert head.card.to_dict()["static_labels"] == ["employer"]
+    assert "static_labels" not in FrameHead(folder=write_head(tmp_path / "b")).card.to_dict()
+
+
+@pytest.mark.parametrize("static", [["hometown"], ["other"]], ids=["unknown", "other"])
+def test_static_labels_that_are_not_attributes_of_the_head_are_refused(
+    tmp_path: Path, static: list[str]
+) -> None:
+    folder = write_head(tmp_path / "head")
+    card = json.loads((folder / FRAMES_CARD).read_text())
+    card["static_labels"] = static
+    (folder / FRAMES_CARD).write_text(json.dumps(card))
+    with pytest.raises(DetectorError, match=r"static_labels \[.*\] are not attribute labels"):
+        FrameHead(folder=folder)
+
+
+def test_the_shipped_card_lists_the_training_families_that_never_change() -> None:
+    assert FrameHead().card.static_labels == ("hometown", "native_language")
+
+
 def write_hidden_head(folder: Path) -> Path:
     """A head with a hidden layer: the identity under a softmax layer whose ``employer`` row
     reads the first unit negatively, so only a ReLU between them keeps [-1, 0, x] off it."""
