@@ -38,11 +38,12 @@ For each new prose statement (in valid-time order within a batch):
    sure of neither, the values the statements name decide
    (:func:`~shared_core.judging.subjects.named_values`): the same values restate the claim
    the statement falls in; a value it did not name ends it if the scorer finds "ends"
-   likelier than "neither", or whatever the scorer says when neither statement reads as an
-   attribute whose values add up (its name's words, ``cardinality_words.json``) or never
-   change (the frame card's ``static_labels``) and the statement says no "also": one
-   attribute and a new value is the key rule itself (:func:`_values_decide`). Else the
-   statement starts a claim in a slot of its own, which closes nothing.
+   likelier than "neither", or whatever the scorer says when the frame head reads one
+   attribute as the likeliest for both, an attribute whose values neither add up (its
+   name's words, ``cardinality_words.json``) nor never change (the frame card's
+   ``static_labels``), and the statement says no "also": one attribute and a new value is
+   the key rule itself (:func:`_values_decide`). Else the statement starts a claim in a
+   slot of its own, which closes nothing.
 3. A statement that restates or ends a claim also ends the claims of the subject's other
    slots it is judged against when the scorer says "ends" for them at ``ends_threshold``
    (the version it falls in; written as judged edges in the same transaction, see
@@ -445,7 +446,7 @@ class _Readings:
 
     def frame(self, text: str) -> Frame | None:
         """The attribute the frame head is sure a statement states (None when unread)."""
-        profile = self._profiles.get(text)
+        profile = self.profile(text)
         return None if profile is None else profile.frame
 
     def profile(self, text: str) -> FrameProfile | None:
@@ -700,24 +701,22 @@ def _by_values(
 
 
 def _values_decide(item: _Placed, known: _Known, near: _Readings) -> bool:
-    """Whether a new value ends a claim the frame head reads as the statement's attribute
-    (agreement at the gate, as for every candidate, and the same likeliest attribute for
-    both) whatever the scorer says: kappa reads
-    phrasings it never saw as "neither" ("... drives a Tesla Model 3" -> "... gets around in a
-    Toyota Corolla"), while same subject, one attribute and a new value is the key rule itself.
-    Never for a reading that may hold several values at once: an attribute whose name says its
-    values add up (``pet_name``: "James has a dog named Ned" beside "... a dog named Max"), one
-    whose value never changes (``unchanging``: two birthplaces are a misreading, not a move), or
-    a statement that says it adds one ("also", "another")."""
+    """Whether a new value ends a claim whatever the scorer says: the frame head reads one
+    attribute as the likeliest for both (besides their agreement at the gate, which every
+    candidate has), and same subject, one attribute and a new value is the key rule itself.
+    kappa reads phrasings it never saw as "neither" ("... drives a Tesla Model 3" -> "...
+    gets around in a Toyota Corolla"). Never for a reading that may hold several values at
+    once: an attribute whose name says its values add up (``pet_name``: "James has a dog
+    named Ned" beside "... a dog named Max"), one whose value never changes (``unchanging``:
+    two birthplaces are a misreading, not a move), or a statement that says it adds one
+    ("also", "another")."""
     theirs = near.profile(known.text)
-    if theirs is None or says_it_adds(item.fact.text):
+    attribute = item.profile.likeliest
+    if theirs is None or attribute is None or attribute != theirs.likeliest:
         return False
-    if item.profile.likeliest is None or item.profile.likeliest != theirs.likeliest:
+    if item.profile.unchanging or theirs.unchanging or adds_up(attribute):
         return False
-    return not any(
-        p.unchanging or (p.likeliest is not None and adds_up(p.likeliest))
-        for p in (item.profile, theirs)
-    )
+    return not says_it_adds(item.fact.text)
 
 
 def _values(text: str, subject: str) -> frozenset[str]:
