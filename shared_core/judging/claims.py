@@ -39,7 +39,8 @@ For each new prose statement (in valid-time order within a batch):
    (:func:`~shared_core.judging.subjects.named_values`): the same values restate the claim
    the statement falls in; a value it did not name ends it if the scorer finds "ends"
    likelier than "neither", or whatever the scorer says when the frame head reads one
-   attribute as the likeliest for both, an attribute whose values neither add up (its
+   attribute as the likeliest for both (sure of it for one, or the two at least
+   :data:`VALUES_AGREEMENT` alike), an attribute whose values neither add up (its
    name's words, ``cardinality_words.json``) nor never change (the frame card's
    ``static_labels``), and the statement says no "also": one attribute and a new value is
    the key rule itself (:func:`_values_decide`). Else the statement starts a claim in a
@@ -95,6 +96,11 @@ SIBLING_AGREEMENT = 0.5
 """A claim in another slot naming exactly the values of a claim a change ends is ended with it
 (:func:`_siblings`) when the frame head finds it at least this likely to state the same
 attribute as the change, and the scorer leans to "ends"."""
+VALUES_AGREEMENT = 0.95
+"""The values alone end a claim (:func:`_values_decide`) only when the frame head is sure of
+the attribute of one of the two statements, or finds them at least this likely to state the
+same one: two statements it is unsure of met at 0.92 across attributes (a manager and a
+project, a university and a job title)."""
 CLAIM_DIGEST = "claim:"
 """The stem of a long claim's object (:func:`claim_object`)."""
 STATEMENT_SLOT = "statement"
@@ -702,8 +708,9 @@ def _by_values(
 
 def _values_decide(item: _Placed, known: _Known, near: _Readings) -> bool:
     """Whether a new value ends a claim whatever the scorer says: the frame head reads one
-    attribute as the likeliest for both (besides their agreement at the gate, which every
-    candidate has), and same subject, one attribute and a new value is the key rule itself.
+    attribute as the likeliest for both, and is sure of it for one of them or finds them at
+    least :data:`VALUES_AGREEMENT` alike (every candidate agrees at the gate), and same
+    subject, one attribute and a new value is the key rule itself.
     kappa reads phrasings it never saw as "neither" ("... drives a Tesla Model 3" -> "...
     gets around in a Toyota Corolla"). Never for a reading that may hold several values at
     once: an attribute whose name says its values add up (``pet_name``: "James has a dog
@@ -714,6 +721,12 @@ def _values_decide(item: _Placed, known: _Known, near: _Readings) -> bool:
     attribute = item.profile.likeliest
     if theirs is None or attribute is None or attribute != theirs.likeliest:
         return False
+    if (
+        item.profile.frame is None
+        and theirs.frame is None
+        and item.profile.agreement(theirs) < VALUES_AGREEMENT
+    ):
+        return False  # "I'm under Tom." / "I'm busy with Borealis at work.": both unsure
     if item.profile.unchanging or theirs.unchanging or adds_up(attribute):
         return False
     return not says_it_adds(item.fact.text)

@@ -716,6 +716,36 @@ class ReadsAs(KeywordFrames):
         ]
 
 
+class UnsureOfBoth(KeywordFrames):
+    """Reads "Dana lives in Lisbon." and "Dana lives in Rome." as most likely ``home_city``,
+    sure of neither, and at ``agreement`` alike (the Bhattacharyya coefficient of the two
+    distributions over two attributes)."""
+
+    def __init__(self, agreement: float) -> None:
+        super().__init__()
+        self.rome = (agreement**2, 1.0 - agreement**2)  # against (1.0, 0.0) for Lisbon
+
+    def profiles(self, vectors: Sequence[Sequence[float]]) -> list[FrameProfile]:
+        rome = tuple(EMBEDDER.embed_documents(["Dana lives in Rome."])[0])
+        return [
+            FrameProfile(0.95, None, self.rome if tuple(v) == rome else (1.0, 0.0), "home_city")
+            for v in vectors
+        ]
+
+
+def test_the_values_decide_for_two_unsure_readings_only_when_they_agree_closely(
+    tmp_path: Path,
+) -> None:
+    # broke (chat track): "Oh, after the reshuffle I'm under Tom." was ended by "I'm busy with
+    # Borealis at work.": the frame head read both as current_book, sure of neither, at 0.92
+    texts = ("Dana lives in Lisbon.", "Dana lives in Rome.")
+    for agreement, closed in ((0.92, 0), (0.97, 1)):
+        judge = city_judge(SaysNeither(), UnsureOfBoth(agreement))
+        with judged_memory(SQLiteLedger(tmp_path / f"{agreement}.sqlite"), judge) as mem:
+            mem.add(texts[0], valid_from=at(2020))
+            assert len(mem.add(texts[1], valid_from=at(2021)).closed) == closed, agreement
+
+
 @pytest.mark.parametrize(
     ("frames", "texts"),
     [
