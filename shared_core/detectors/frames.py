@@ -229,7 +229,8 @@ class FrameHead:
         features = matrix / np.where(norms > 0.0, norms, 1.0)
         # numpy's own loops, not BLAS: a product this size starts OpenBLAS's thread pool, whose
         # threads keep spinning after it and slow the embedder and kappa that run next (chat
-        # writes took 1.7x as long on two cores); a batch of 1,000 statements costs ~35 ms so
+        # writes took 1.7x as long on two cores); a batch of 1,000 statements costs ~35 ms this
+        # way, against seconds to embed it
         if weights.hidden is not None:
             hidden_weights, hidden_bias = weights.hidden
             features = np.maximum(_product(features, hidden_weights) + hidden_bias, 0.0)

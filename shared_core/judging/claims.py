@@ -724,7 +724,7 @@ def _values_decide(item: _Placed, known: _Known, near: _Readings) -> bool:
     if (
         item.profile.frame is None
         and theirs.frame is None
-        and item.profile.agreement(theirs) < VALUES_AGREEMENT
+        and near.agreement(known.text, item.fact.text) < VALUES_AGREEMENT
     ):
         return False  # "I'm under Tom." / "I'm busy with Borealis at work.": both unsure
     if item.profile.unchanging or theirs.unchanging or adds_up(attribute):

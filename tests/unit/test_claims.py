@@ -112,19 +112,19 @@ def judged_memory(ledger: LedgerStore, judge: ClaimJudge) -> TemporalMemory:
     )
 
 
+def city_judge(scorer: CityScorer, frames: KeywordFrames | None = None) -> ClaimJudge:
+    """The judge of the city tests: ``scorer``, ``frames`` (keyword frames by default), 0.9 to
+    end or restate."""
+    frames = frames or KeywordFrames()
+    return ClaimJudge(scorer, frames, RULE, ends_threshold=0.9, restates_threshold=0.9)
+
+
 @pytest.fixture(params=LEDGERS, ids=["in-memory", "sqlite"])
 def memory(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[..., TemporalMemory]:
     """Claims must behave the same on every ledger backend."""
 
     def make(scorer: CityScorer, frames: KeywordFrames | None = None) -> TemporalMemory:
-        judge = ClaimJudge(
-            scorer=scorer,
-            frames=frames or KeywordFrames(),
-            name=RULE,
-            ends_threshold=0.9,
-            restates_threshold=0.9,
-        )
-        return judged_memory(request.param(tmp_path), judge)
+        return judged_memory(request.param(tmp_path), city_judge(scorer, frames))
 
     return make
 
@@ -669,12 +669,6 @@ class SaysNeither(CityScorer):
 
     def _one(self, older: str, newer: str) -> Verdict:
         return Verdict(ends=0.0011, restates=0.0021, neither=0.9968)
-
-
-def city_judge(scorer: CityScorer, frames: KeywordFrames | None = None) -> ClaimJudge:
-    """The judge the ``memory`` fixture makes, for tests that open several memories."""
-    frames = frames or KeywordFrames()
-    return ClaimJudge(scorer, frames, RULE, ends_threshold=0.9, restates_threshold=0.9)
 
 
 @pytest.mark.parametrize("make", LEDGERS, ids=["in-memory", "sqlite"])

@@ -39,6 +39,13 @@ def write_head(folder: Path, *, threshold: float = 0.8, labels: list[str] | None
     return folder
 
 
+def edit_card(folder: Path, **fields: Any) -> None:
+    """Set ``fields`` in the head's card."""
+    card = json.loads((folder / FRAMES_CARD).read_text())
+    card.update(fields)
+    (folder / FRAMES_CARD).write_text(json.dumps(card))
+
+
 def test_a_confident_attribute_is_a_frame_and_other_or_unsure_is_none(tmp_path: Path) -> None:
     head = FrameHead(folder=write_head(tmp_path / "head"))
     found = head.frames([[1, 0, 0], [0, 2, 0], [0, 0, 1], [1, 1, 0]])
@@ -98,9 +105,7 @@ def test_profiles_of_two_heads_are_not_compared(tmp_path: Path) -> None:
 
 def test_a_card_carries_the_claim_judges_thresholds(tmp_path: Path) -> None:
     folder = write_head(tmp_path / "head")
-    card = json.loads((folder / FRAMES_CARD).read_text())
-    card.update(state_threshold=0.6, agreement_threshold=0.75)
-    (folder / FRAMES_CARD).write_text(json.dumps(card))
+    edit_card(folder, state_threshold=0.6, agreement_threshold=0.75)
     head = FrameHead(folder=folder)
     assert (head.card.state_threshold, head.card.agreement_threshold) == (0.6, 0.75)
     assert head.card.to_dict()["agreement_threshold"] == 0.75
@@ -110,9 +115,7 @@ def test_a_profile_names_the_likeliest_attribute_and_whether_it_never_changes(
     tmp_path: Path,
 ) -> None:
     folder = write_head(tmp_path / "head")
-    card = json.loads((folder / FRAMES_CARD).read_text())
-    card["static_labels"] = ["employer"]
-    (folder / FRAMES_CARD).write_text(json.dumps(card))
+    edit_card(folder, static_labels=["employer"])
     head = FrameHead(folder=folder)
     unsure_city, employer, other = head.profiles([[1, 0.9, 0], [0, 2, 0], [0, 0, 1]])
     assert unsure_city.frame is None  # below the threshold, yet the likeliest attribute
@@ -128,9 +131,7 @@ def test_static_labels_that_are_not_attributes_of_the_head_are_refused(
     tmp_path: Path, static: list[str]
 ) -> None:
     folder = write_head(tmp_path / "head")
-    card = json.loads((folder / FRAMES_CARD).read_text())
-    card["static_labels"] = static
-    (folder / FRAMES_CARD).write_text(json.dumps(card))
+    edit_card(folder, static_labels=static)
     with pytest.raises(DetectorError, match=r"static_labels \[.*\] are not attribute labels"):
         FrameHead(folder=folder)
 
