@@ -20,7 +20,7 @@ first two, at the card's ``state_threshold`` and ``agreement_threshold``, and na
 slot after the third (see :mod:`shared_core.judging.claims`). A profile also names the
 attribute the statement most likely states, sure or not, and whether the card lists it among
 the ``static_labels`` (attributes whose value never changes): the judge lets no such reading
-end a claim on its values alone.
+end a claim, or be ended.
 """
 
 from __future__ import annotations

@@ -40,11 +40,10 @@ For each new prose statement (in valid-time order within a batch):
    the statement falls in; a value it did not name ends it if the scorer finds "ends"
    likelier than "neither", or whatever the scorer says when the frame head reads one
    attribute as the likeliest for both (sure of it for one, or the two at least
-   :data:`VALUES_AGREEMENT` alike), an attribute whose values neither add up (its
-   name's words, ``cardinality_words.json``) nor never change (the frame card's
-   ``static_labels``), and the statement says no "also": one attribute and a new value is
-   the key rule itself (:func:`_values_decide`). Else the statement starts a claim in a
-   slot of its own, which closes nothing.
+   :data:`VALUES_AGREEMENT` alike), an attribute whose values do not add up (its name's
+   words, ``cardinality_words.json``), and the statement says no "also": one attribute and
+   a new value is the key rule itself (:func:`_values_decide`). Else the statement starts a
+   claim in a slot of its own, which closes nothing.
 3. A statement that restates or ends a claim also ends the claims of the subject's other
    slots it is judged against when the scorer says "ends" for them at ``ends_threshold``
    (the version it falls in; written as judged edges in the same transaction, see
@@ -56,6 +55,11 @@ For each new prose statement (in valid-time order within a batch):
    "ends" likelier than "neither" (one more scorer call for a round whose changes have
    siblings; :func:`_siblings`): one attribute said in phrasings the frame head reads less
    alike than the gate asks splits into several slots, and a change must close them all.
+
+In none of these steps does a statement end a claim when the frame head reads either of them
+as stating an attribute whose value never changes (the frame card's ``static_labels``, e.g.
+``hometown``; :func:`_unchanging`), however sure the scorer is: two birthplaces are a
+misreading (a move read as a birthplace), not a change. Such a statement may still restate.
 
 The decision is recorded on the statement's metadata (``claim_verdict``: ``new``, ``restates``
 or ``ends``; ``claim_rule``; ``claim_score``; ``claim_of``: the version judged against), and
@@ -289,7 +293,7 @@ def place_claims(
             slots = {k.slot for k in known[item.owner]}
             claim = _decide(judge, item, judged[item.index], verdicts, slots, near)
             out[item.index] = claim
-            ended = _also_ended(judge, item, claim, judged[item.index], verdicts)
+            ended = _also_ended(judge, item, claim, judged[item.index], verdicts, near)
             decided.append((item, claim, ended))
         siblings = {
             item.index: _siblings(item, claim, ended, judged[item.index], known[item.owner], near)
@@ -321,17 +325,19 @@ def _also_ended(
     claim: Fact,
     judged: Sequence[_Known],
     verdicts: Mapping[Pair, Verdict],
+    near: _Readings,
 ) -> list[tuple[float, _Known]]:
     """The claims of other slots than ``claim``'s that the statement also ends: the version
     of each that it falls in, when the scorer says "ends" at the judge's threshold and the
     statement names a value that claim does not (:func:`named_values`; "Dana found comfort in
-    work" names none, and ends nothing beyond its own decision). One lost link of a chain
-    left two slots of one attribute open; the next change closes both."""
+    work" names none, and ends nothing beyond its own decision), neither read as unchanging
+    (:func:`_unchanging`). One lost link of a chain left two slots of one attribute open; the
+    next change closes both."""
     out: list[tuple[float, _Known]] = []
     for other in judged:
         if other.slot == claim.relation or not _falls_in(item, other):
             continue
-        if not _new_value(item.values, other.values):
+        if not _new_value(item.values, other.values) or _unchanging(item, other, near):
             continue  # no value of its own replaced: news of the subject, not a change
         verdict = verdicts[_pair(other, item)]
         if verdict.ends >= judge.ends_threshold and verdict.ends > verdict.restates:
@@ -369,6 +375,7 @@ def _siblings(
         and k.values in values
         and _falls_in(item, k)
         and _new_value(item.values, k.values)
+        and not _unchanging(item, k, near)
         and near.agreement(k.text, item.fact.text) >= SIBLING_AGREEMENT
     ]
 
@@ -659,7 +666,10 @@ def _replaces(item: _Placed, other: _Known, near: _Readings) -> bool:
     """Whether a statement can replace a claim, beside the scorer's word: it names a value
     the claim does not (:func:`named_values`: "Denver" after "Lisbon"), or the frame head names
     one attribute for both ("staff engineer" after "release manager": titles are lower-case).
-    News of a subject that names no value ("Dana found comfort in work") replaces nothing."""
+    News of a subject that names no value ("Dana found comfort in work") replaces nothing, and
+    nothing replaces a reading of an attribute that never changes (:func:`_unchanging`)."""
+    if _unchanging(item, other, near):
+        return False
     if _new_value(item.values, other.values):
         return True
     mine, their_frame = item.profile.frame, near.frame(other.text)
@@ -696,8 +706,10 @@ def _by_values(
         verdict = verdicts[_pair(known, item)]
         if known.values == item.values:
             same.append((1.0 - verdict.ends, known))
-        elif _new_value(item.values, known.values) and (
-            verdict.ends > verdict.neither or _values_decide(item, known, near)
+        elif (
+            _new_value(item.values, known.values)
+            and not _unchanging(item, known, near)
+            and (verdict.ends > verdict.neither or _values_decide(item, known, near))
         ):
             other.append((verdict.ends, known))
     best = max(same, key=lambda s: s[0], default=None)
@@ -714,9 +726,8 @@ def _values_decide(item: _Placed, known: _Known, near: _Readings) -> bool:
     kappa reads phrasings it never saw as "neither" ("... drives a Tesla Model 3" -> "...
     gets around in a Toyota Corolla"). Never for a reading that may hold several values at
     once: an attribute whose name says its values add up (``pet_name``: "James has a dog
-    named Ned" beside "... a dog named Max"), one whose value never changes (``unchanging``:
-    two birthplaces are a misreading, not a move), or a statement that says it adds one
-    ("also", "another")."""
+    named Ned" beside "... a dog named Max"), or a statement that says it adds one ("also",
+    "another"); the caller has excluded an attribute that never changes (:func:`_unchanging`)."""
     theirs = near.profile(known.text)
     attribute = item.profile.likeliest
     if theirs is None or attribute is None or attribute != theirs.likeliest:
@@ -727,9 +738,19 @@ def _values_decide(item: _Placed, known: _Known, near: _Readings) -> bool:
         and near.agreement(known.text, item.fact.text) < VALUES_AGREEMENT
     ):
         return False  # "I'm under Tom." / "I'm busy with Borealis at work.": both unsure
-    if item.profile.unchanging or theirs.unchanging or adds_up(attribute):
+    if adds_up(attribute):
         return False
     return not says_it_adds(item.fact.text)
+
+
+def _unchanging(item: _Placed, known: _Known, near: _Readings) -> bool:
+    """Whether the frame head reads the statement or the claim as stating an attribute whose
+    value never changes (its likeliest is one of the frame card's ``static_labels``): two
+    birthplaces are a misreading, not a move, so neither ends the other, however sure the
+    scorer is ("Pablo came into the world in Ireland." is not ended by "Pablo is based in
+    Marseille.", both read as ``hometown``). A claim with no profile is not such a reading."""
+    theirs = near.profile(known.text)
+    return item.profile.unchanging or (theirs is not None and theirs.unchanging)
 
 
 def _values(text: str, subject: str) -> frozenset[str]:

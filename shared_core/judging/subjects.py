@@ -277,8 +277,8 @@ def _writers_clause(tokens: list[str], words: _Words) -> bool:
         return True
     if tokens[0].lower() in words.writer_requests:  # "Ring me at ...", not "Call Esther on ..."
         return any(t.lower() in words.first_person for t in tokens[1:])
-    if [t.lower() for t in tokens[:2]] in (["you", "can"], ["you", "could"], ["you'll", "find"]):
-        return any(t.lower() in ("me", "i") for t in tokens[2:4])  # "You can find me in ..."
+    if start := _after_you(tokens):  # "You can find me in ...", "You'll reach me at ..."
+        return any(t.lower() in ("me", "i") for t in tokens[start : start + 2])
     if len(tokens) >= 3 and [t.lower() for t in tokens[1:3]] == ["and", "i"]:
         return True  # "Sam and I are a couple"
     copula = next((i for i, t in enumerate(tokens[:HEAD_WORDS]) if t.lower() in _COPULAS), None)
@@ -371,13 +371,7 @@ def _after_request(tokens: list[str], words: _Words) -> list[str]:
     "Call Hana Lombardi on ...", "You can reach Sakura Ortega at ..." and "Email the front
     desk at ..." are about the one contacted (not "call hana lombardi", not no one). A
     request about the writer ("Call me on ...") is read by the writer rules before this."""
-    first = tokens[0].lower() if tokens else ""
-    if first == "you" and len(tokens) > 2 and tokens[1].lower() in _MODALS:
-        start = 2  # "You can reach ..."
-    elif first in ("you'll", "you\u2019ll"):
-        start = 1
-    else:
-        start = 0
+    start = _after_you(tokens)
     if start + 1 >= len(tokens) or tokens[start].lower() not in words.contact_requests:
         return tokens
     named = tokens[start + 1]
@@ -386,6 +380,14 @@ def _after_request(tokens: list[str], words: _Words) -> list[str]:
     ):
         return tokens[start + 1 :]
     return tokens
+
+
+def _after_you(tokens: list[str]) -> int:
+    """Where a request's verb is after "You can ..." (2) or "You'll ..." (1); 0 without them."""
+    first = tokens[0].lower() if tokens else ""
+    if first == "you" and len(tokens) > 2 and tokens[1].lower() in _MODALS:
+        return 2
+    return 1 if first in ("you'll", "you\u2019ll") else 0
 
 
 def _owner(head: list[str], words: _Words) -> str | None:

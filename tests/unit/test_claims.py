@@ -745,11 +745,9 @@ def test_the_values_decide_for_two_unsure_readings_only_when_they_agree_closely(
     [
         # LoCoMo: "James has a dog named Ned ..." ended "James has a dog named Max ..."
         (ReadsAs("pet_name"), ("Dana lives in Lisbon.", "Dana lives in Rome.")),
-        # chat track: "My birth certificate says Wellington." ended "Born in 1987 ..."
-        (ReadsAs("hometown", static=True), ("Dana lives in Lisbon.", "Dana lives in Rome.")),
         (KeywordFrames(), ("Dana lives in Lisbon.", "Dana also lives in Rome.")),
     ],
-    ids=["values-add-up", "never-changes", "says-it-adds"],
+    ids=["values-add-up", "says-it-adds"],
 )
 def test_the_values_never_decide_for_a_reading_that_may_hold_several_values(
     frames: KeywordFrames, texts: tuple[str, str], tmp_path: Path
@@ -767,6 +765,40 @@ def test_the_values_never_decide_for_a_reading_that_may_hold_several_values(
             assert len(mem.add(texts[1], valid_from=at(2021)).closed) == closed, name
             if not closed:
                 assert current_texts(mem) == set(texts)
+
+
+@pytest.mark.parametrize(
+    "scorer",
+    [CityScorer(always_ends=True), CityScorer(leaning=True), SaysNeither()],
+    ids=["sure-it-ends", "leaning", "says-neither"],
+)
+def test_a_reading_of_an_attribute_that_never_changes_is_never_ended_however_sure_the_scorer_is(
+    scorer: CityScorer, tmp_path: Path
+) -> None:
+    # broke (make bench, synthetic prose): "Pablo Nakamura came into the world in Ireland."
+    # was ended by "Pablo Nakamura is based in Marseille.": the frame head read both as
+    # hometown, and kappa found "ends" likelier than "neither"; earlier on the chat track "My
+    # birth certificate says Wellington." ended "Born in 1987 ..." on the values alone
+    texts = ("Dana lives in Lisbon.", "Dana lives in Rome.")
+    framed(*texts)
+    judge = city_judge(scorer, ReadsAs("hometown", static=True))
+    with judged_memory(SQLiteLedger(tmp_path / "ledger.sqlite"), judge) as mem:
+        mem.add(texts[0], valid_from=at(2020))
+        assert mem.add(texts[1], valid_from=at(2021)).closed == ()
+        assert current_texts(mem) == set(texts)
+
+
+def test_a_reading_of_an_attribute_that_never_changes_may_still_be_restated(
+    tmp_path: Path,
+) -> None:
+    texts = ("Dana lives in Lisbon.", "Per the wiki, Dana lives in Lisbon.")
+    framed(*texts)
+    judge = city_judge(CityScorer(), ReadsAs("hometown", static=True))
+    with judged_memory(SQLiteLedger(tmp_path / "ledger.sqlite"), judge) as mem:
+        mem.add(texts[0], valid_from=at(2020))
+        again = mem.add(texts[1], valid_from=at(2021))
+        assert again.writes[0].decision is Decision.REINFORCED
+        assert again.closed == ()
 
 
 def test_the_values_never_close_across_speakers(memory: Callable[..., TemporalMemory]) -> None:

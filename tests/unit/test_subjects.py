@@ -280,6 +280,10 @@ def test_you_can_find_me_is_the_writers() -> None:
         statement_subject("You can find me in Marseille, that's where I live.", writer=True) == "i"
     )
     assert statement_subject("You can reach Tom at 555-0100.", writer=True) != "i"
+    # the request words are read once for the writer rule and the one contacted alike
+    assert statement_subject("You'll find me in Marseille now.", writer=True) == "i"
+    assert statement_subject("You'll reach me at 555-0100 now.", writer=True) == "i"
+    assert statement_subject("You'll reach Tom at 555-0100.", writer=True) == "tom"
 
 
 @pytest.mark.parametrize(
