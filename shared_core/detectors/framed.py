@@ -4,7 +4,8 @@
 shipped kappa) behind a pure pair rule, :func:`comparable`: two candidates are compared only
 when they share a namespace, a speaker (when a speaker field is named) and a subject, and their
 frame profiles agree on the attribute they state (:meth:`FrameProfile.agreement` at the
-threshold). Everything else is never scored, so a prefilter can only keep chunks, never drop
+threshold), an attribute whose value may change (neither reads as one of the frame card's
+``static_labels``). Everything else is never scored, so a prefilter can only keep chunks, never drop
 one that the unfiltered detector would keep.
 
 What it needs of a statement (its :class:`Reading`: subject and frame profile) is read once per
@@ -70,7 +71,9 @@ def comparable(
     """Whether Phi_T may ask a scorer about (older, newer): same namespace, same speaker (when
     ``speaker_field`` names one in the metadata; a speaker on one side only differs), same
     subject (a keyed candidate's key subject, else its reading's), both profiles read and
-    agreeing at ``agreement_threshold``. A side without a reading is never compared."""
+    agreeing at ``agreement_threshold``, and neither read as an attribute whose value never
+    changes (``FrameProfile.unchanging``: a birthplace is not dropped for a newer city, as the
+    write-time claim judge never ends one). A side without a reading is never compared."""
     if first is None or second is None or older.namespace != newer.namespace:
         return False
     if speaker_field is not None and older.metadata.get(speaker_field) != newer.metadata.get(
@@ -81,6 +84,8 @@ def comparable(
     if subject is None or subject != _subject(newer, second):
         return False
     if first.profile is None or second.profile is None:
+        return False
+    if first.profile.unchanging or second.profile.unchanging:
         return False
     return first.profile.agreement(second.profile) >= agreement_threshold
 

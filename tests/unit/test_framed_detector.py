@@ -235,6 +235,34 @@ def test_the_pair_rule_needs_both_readings_and_a_subject() -> None:
     assert not comparable(older, newer, read, Reading("ben", profile), agreement_threshold=0.9)
 
 
+class StaticFrames(FakeFrames):
+    """Reads a vector's first two numbers as the attribute distribution and its third as
+    whether that attribute never changes (the frame card's ``static_labels``)."""
+
+    def profiles(self, vectors: Sequence[Sequence[float]]) -> list[FrameProfile]:
+        self.read += len(vectors)
+        return [
+            FrameProfile(state=1.0, frame=None, attributes=tuple(v[:2]), unchanging=v[2] > 0)
+            for v in vectors
+        ]
+
+
+def test_a_reading_of_an_attribute_that_never_changes_is_never_dropped() -> None:
+    # broke (make bench, synthetic prose, supersession + read-time Phi_T): a birthplace read as
+    # the same attribute as a newer city was scored and dropped, as the write-time claim judge
+    # had closed one before it learned that such a reading is never ended
+    older, newer = cand("o", "Ana was born in Lisbon", 1), cand("n", "Ana lives in Porto", 2)
+    static = Reading("ana", FrameProfile(1.0, None, CITY, unchanging=True))
+    changing = Reading("ana", FrameProfile(1.0, None, CITY))
+    assert not comparable(older, newer, static, changing, agreement_threshold=0.9)
+    assert not comparable(older, newer, changing, static, agreement_threshold=0.9)
+    found, scorer, _ = detector(StaticFrames())
+    found.remember([older.text, newer.text], [(*CITY, 1.0), (*CITY, 0.0)])
+    result = temporal_dominance([older, newer], found)
+    assert {c.id for c in result.kept} == {"o", "n"}
+    assert scorer.pairs == []
+
+
 def test_the_stores_forget_the_least_recently_used() -> None:
     verdicts = InMemoryVerdicts(size=2)
     verdicts.put_many({(b"a", b"b"): 0.1, (b"b", b"c"): 0.2})
