@@ -35,6 +35,7 @@ from typing import Any
 
 from shared_core.detectors.kappa import KAPPA_FOLDER
 from shared_core.errors import DetectorError, InvalidInputError, ModelNotFoundError
+from shared_core.products import row_products
 
 FRAMES_WEIGHTS = "frames.npz"
 FRAMES_CARD = "frames.json"
@@ -227,14 +228,13 @@ class FrameHead:
         weights = self._loaded()
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         features = matrix / np.where(norms > 0.0, norms, 1.0)
-        # numpy's own loops, not BLAS: a product this size starts OpenBLAS's thread pool, whose
-        # threads keep spinning after it and slow the embedder and kappa that run next (chat
-        # writes took 1.7x as long on two cores); a batch of 1,000 statements costs ~35 ms this
-        # way, against seconds to embed it
+        # numpy's own loops (row_products), not BLAS: chat writes took 1.7x as long on two
+        # cores with the hidden layer in OpenBLAS's threads; a batch of 1,000 statements costs
+        # ~35 ms this way, against seconds to embed it
         if weights.hidden is not None:
             hidden_weights, hidden_bias = weights.hidden
-            features = np.maximum(_product(features, hidden_weights) + hidden_bias, 0.0)
-        logits = _product(features, weights.weights) + weights.bias
+            features = np.maximum(row_products(features, hidden_weights) + hidden_bias, 0.0)
+        logits = row_products(features, weights.weights) + weights.bias
         logits -= logits.max(axis=1, keepdims=True)
         probabilities = np.exp(logits)
         return probabilities / probabilities.sum(axis=1, keepdims=True)
@@ -281,13 +281,6 @@ class FrameHead:
                 f"{weights.bias.shape} do not match the card's {expected}"
             )
         return weights
-
-
-def _product(rows: Any, weights: Any) -> Any:
-    """``rows @ weights.T`` in numpy's own loops (see :meth:`FrameHead._probabilities`)."""
-    import numpy as np
-
-    return np.einsum("ij,kj->ik", rows, weights, optimize=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -73,6 +73,7 @@ from shared_core.index.chroma_records import (
     visibility_where,
 )
 from shared_core.ledger.results import ChangeCursor, VersionRecord
+from shared_core.products import row_dots
 
 LAYOUT = 2
 """The layout version kept in the state collection (1: ``live`` and ``hist``)."""
@@ -901,6 +902,6 @@ def _brute_force(matrix: Any, query: Any, n: int) -> list[tuple[float, int]]:
         return []
     vector = np.asarray(query, dtype=np.float64).reshape(-1)
     norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(vector) or 1.0)
-    distances = 1.0 - (matrix @ vector) / np.where(norms == 0.0, 1.0, norms)
+    distances = 1.0 - row_dots(matrix, vector) / np.where(norms == 0.0, 1.0, norms)
     order = np.argsort(distances, kind="stable")[:n]
     return [(float(distances[i]), int(i)) for i in order]

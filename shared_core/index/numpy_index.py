@@ -24,6 +24,7 @@ from shared_core.index.checks import (
     require_bound,
 )
 from shared_core.ledger.results import ChangeCursor, VersionRecord
+from shared_core.products import row_dots
 
 if TYPE_CHECKING:
     import numpy as np
@@ -111,7 +112,7 @@ class NumpyIndex:
             if not rows:
                 return []
             matrix = np.stack([_unit(self._vectors[r.fact_id]) for r in rows])
-        scores = matrix @ query
+        scores = row_dots(matrix, query)
         order = sorted(range(len(rows)), key=lambda i: (-scores[i], rows[i].row_id))[:k]
         return [IndexMatch(rows[i].row_id, rows[i].fact_id, float(scores[i])) for i in order]
 

@@ -32,6 +32,7 @@ from shared_core.phi_t import (
     shadows_by_survivor,
     temporal_dominance,
 )
+from shared_core.products import row_dots
 from shared_core.recency import RecencyBuffer
 
 
@@ -291,6 +292,6 @@ def _cosines(vector: Vector, rows: Sequence[tuple[int, Vector]]) -> list[tuple[i
     matrix = np.asarray([stored for _, stored in rows], dtype=np.float64)
     query = np.asarray(vector, dtype=np.float64)
     norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(query))
-    dots = matrix @ query
+    dots = row_dots(matrix, query)
     scores = np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
     return [(row_id, float(score)) for (row_id, _), score in zip(rows, scores, strict=True)]

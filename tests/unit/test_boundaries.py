@@ -67,6 +67,7 @@ BACKENDS = {
     "judging/claims.py": {"numpy"},
     "detectors/frames.py": {"numpy"},
     "detectors/framed.py": {"numpy"},  # write-time neighbours, lazily
+    "products.py": {"numpy"},  # matrix products in numpy's loops, lazily
     "llms/llama_cpp.py": {"xllamacpp"},
 }
 
