@@ -6,7 +6,8 @@ the product returns, taking the cores the embedder and kappa (torch) run on next
 a MiniLM query embedding took 15-19 ms right after a BLAS product over 3,000-20,000 stored
 vectors, against 10.5 ms after the same product in numpy's loops, which was also faster itself
 (0.3 against 1.0 ms at 3,000 rows; benchmarks/README.md). Matrix-vector products and small
-matrix products cost about the same either way; large square products are not done here.
+matrix products cost no more this way; large square products stay in BLAS, where numpy's
+loops would be far slower.
 """
 
 from __future__ import annotations

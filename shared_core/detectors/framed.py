@@ -5,8 +5,8 @@ shipped kappa) behind a pure pair rule, :func:`comparable`: two candidates are c
 when they share a namespace, a speaker (when a speaker field is named) and a subject, and their
 frame profiles agree on the attribute they state (:meth:`FrameProfile.agreement` at the
 threshold), an attribute whose value may change (neither reads as one of the frame card's
-``static_labels``). Everything else is never scored, so a prefilter can only keep chunks, never drop
-one that the unfiltered detector would keep.
+``static_labels``). Everything else is never scored, so a prefilter can only keep chunks,
+never drop one that the unfiltered detector would keep.
 
 What it needs of a statement (its :class:`Reading`: subject and frame profile) is read once per
 text and kept (:class:`ReadingStore`), at write time when the caller :meth:`remembers

@@ -337,8 +337,10 @@ def _also_ended(
     for other in judged:
         if other.slot == claim.relation or not _falls_in(item, other):
             continue
-        if not _new_value(item.values, other.values) or _unchanging(item, other, near):
+        if not _new_value(item.values, other.values):
             continue  # no value of its own replaced: news of the subject, not a change
+        if _unchanging(item, other, near):
+            continue
         verdict = verdicts[_pair(other, item)]
         if verdict.ends >= judge.ends_threshold and verdict.ends > verdict.restates:
             out.append((verdict.ends, other))

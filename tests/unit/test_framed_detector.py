@@ -248,9 +248,8 @@ class StaticFrames(FakeFrames):
 
 
 def test_a_reading_of_an_attribute_that_never_changes_is_never_dropped() -> None:
-    # broke (make bench, synthetic prose, supersession + read-time Phi_T): a birthplace read as
-    # the same attribute as a newer city was scored and dropped, as the write-time claim judge
-    # had closed one before it learned that such a reading is never ended
+    # broke (make bench, synthetic prose, supersession + read-time Phi_T): a birthplace the
+    # frame head read as the attribute of a newer city was scored and dropped (static -0.8 pt)
     older, newer = cand("o", "Ana was born in Lisbon", 1), cand("n", "Ana lives in Porto", 2)
     static = Reading("ana", FrameProfile(1.0, None, CITY, unchanging=True))
     changing = Reading("ana", FrameProfile(1.0, None, CITY))
