@@ -683,7 +683,7 @@ class _Decider:
 
     def _adds_to(self, subject: str, relation: str, value: ObjectValue) -> bool:
         """Whether the statement says it adds ``value`` to a key holding another value."""
-        if not says_it_adds(self.stated_text):
+        if not says_it_adds(self.statement.text):
             return False
         shown = normalize_text(str(value))
         return any(
